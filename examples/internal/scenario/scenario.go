@@ -1,0 +1,27 @@
+// Package scenario is the small contract between the example packages and the examples
+// command: each example package exports one [Scenario], and the command runs them all and
+// prints one summary table with a [Row] per bug.
+package scenario
+
+import (
+	"context"
+	"io"
+)
+
+// A Scenario reproduces one bug in its old shape and in its fixed shape.
+type Scenario struct {
+	// Name is a short identifier, e.g. "gceaddress".
+	Name string
+	// Run plays the scenario, writes its narrative to w, and returns the summary row.
+	// It must be deterministic, need no root and finish in well under a second or two.
+	Run func(ctx context.Context, w io.Writer) (Row, error)
+}
+
+// A Row is one line of the summary table.
+type Row struct {
+	Bug   string // the bug, e.g. "kubernetes#97740: ILB address reservation"
+	Old   string // what the old shape did, e.g. "6 of 6 failures leaked the address"
+	Fixed string // what the fixed shape did, e.g. "0 of 6 failures leaked the address"
+	// Reproduced reports whether the old shape showed the bug and the fixed shape did not.
+	Reproduced bool
+}
