@@ -1,0 +1,296 @@
+package acquire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/multierr"
+
+	"github.com/safereconcile/safereconcile/lease"
+)
+
+// ErrEnded is wrapped by the error of an acquisition attempted after its [Scope] ended.
+var ErrEnded = errors.New("acquire: scope has ended")
+
+// A Scope is the lifetime of one operation: what is acquired through it is released when it
+// ends, newest first. Make one with [Run] or [New]; the zero Scope is not usable.
+//
+// A Scope is safe for concurrent use by goroutines started inside the operation.
+type Scope struct {
+	// ctx is the context of the one operation this scope belongs to: acquisitions run under
+	// it, and releases keep its values but not its cancellation.
+	ctx    context.Context
+	cfg    config
+	ledger *lease.Ledger // from ctx; nil when there is none
+
+	detachOnce sync.Once
+	detached   context.Context // context.WithoutCancel(ctx), made on first use
+
+	mu    sync.Mutex
+	ended bool
+	stack []entry // releases in registration order; run from the end
+}
+
+// An entry is one registered release: a lease (from Temporary or Tentative) or a plain
+// cleanup (from Defer).
+type entry struct {
+	name      string
+	lease     releaser                        // nil for a Defer
+	fn        func(ctx context.Context) error // nil for a lease
+	tentative bool                            // release the lease only if the scope fails
+}
+
+// releaser is the part of *lease.Lease[T] a Scope needs, whatever T is.
+type releaser interface {
+	Release(ctx context.Context) error
+	Keep()
+}
+
+// New returns a scope for an operation that runs under ctx. End it with a deferred
+// [Scope.End] on the function's named error result:
+//
+//	func ensure(ctx context.Context) (err error) {
+//		s := acquire.New(ctx)
+//		defer s.End(&err)
+//		...
+//	}
+//
+// Prefer [Run] where a closure fits: it also recognises [runtime.Goexit] as a failure.
+func New(ctx context.Context, opts ...Option) *Scope {
+	s := &Scope{ctx: ctx, cfg: config{timeout: DefaultReleaseTimeout}, ledger: lease.LedgerFrom(ctx)}
+	for _, o := range opts {
+		o.apply(&s.cfg)
+	}
+	return s
+}
+
+// Run calls fn with a new scope and ends the scope when fn finishes, however it finishes.
+//
+// Run returns fn's error combined with one [*lease.OrphanError] for each release that failed.
+// The scope fails, and releases its [Tentative] leases too, when fn returns an error, panics or
+// calls [runtime.Goexit]. When fn panics, every release still runs, [OnOrphan] hears of every
+// failure, and then the panic continues with its original value and stack.
+func Run(ctx context.Context, fn func(ctx context.Context, s *Scope) error, opts ...Option) (err error) {
+	s := New(ctx, opts...)
+	returned := false
+	defer func() {
+		// returned is still false here only while a panic or runtime.Goexit unwinds fn: that
+		// is a failure too, and the unwinding continues after the releases, untouched.
+		if p := s.end(&err, !returned || err != nil); p != nil && returned {
+			panic(p)
+		}
+	}()
+	err = fn(ctx, s)
+	returned = true
+	return err
+}
+
+// End ends the scope: it runs every registered release, newest first, and appends one
+// [*lease.OrphanError] per failed release to *errp. The scope has failed when *errp is not
+// nil or a panic is in flight; a panic is re-raised with the same value after the releases.
+// errp may be nil when the caller has no error to report into; [OnOrphan] still hears of
+// every failure.
+//
+// End must be called directly by a defer statement (defer s.End(&err)), which is how it sees
+// a panic in flight. It cannot see [runtime.Goexit]; use [Run] where that matters. Calls after
+// the first do nothing.
+func (s *Scope) End(errp *error) {
+	p := recover()
+	failed := p != nil || (errp != nil && *errp != nil)
+	rp := s.end(errp, failed)
+	if p != nil {
+		panic(p)
+	}
+	if rp != nil {
+		panic(rp)
+	}
+}
+
+// Defer registers release to run when the scope ends, in LIFO order with the scope's leases.
+// A failure is reported like a failed lease release: as a [*lease.OrphanError] named name.
+//
+// After the scope has ended, Defer runs release at once, so that nothing is left behind, and
+// reports a failure to the [OnOrphan] handler. Defer panics if release is nil.
+func (s *Scope) Defer(name string, release func(ctx context.Context) error) {
+	if release == nil {
+		panic(fmt.Sprintf("acquire: Defer(%q) with a nil release function", name))
+	}
+	// After the end, push runs release at once and OnOrphan hears of a failure; there is no
+	// error result to return it in.
+	_, _ = s.push(entry{name: name, fn: release})
+}
+
+// Temporary acquires a resource that is released when the scope ends, whatever the outcome.
+//
+// It calls acquire with the scope's context. If acquire fails, nothing is registered, release
+// is never called, and the returned error wraps acquire's. If it succeeds, the release is
+// registered before Temporary returns, so every later return path releases it; the returned
+// lease is [lease.Held]. Call [lease.Lease.Keep] to take the resource out of the scope's hands.
+//
+// After the scope has ended, Temporary does not call acquire and returns an error wrapping
+// [ErrEnded]. Temporary panics if acquire or release is nil.
+func Temporary[T any](s *Scope, name string,
+	acquire func(ctx context.Context) (T, error),
+	release func(ctx context.Context, value T) error) (*lease.Lease[T], error) {
+	return hold(s, name, acquire, release, false)
+}
+
+// Tentative acquires a resource that becomes part of the operation's result if the scope
+// succeeds, and is released if it fails (an error, a panic or runtime.Goexit). On success its
+// lease is [lease.Kept]. Everything else is as for [Temporary].
+func Tentative[T any](s *Scope, name string,
+	acquire func(ctx context.Context) (T, error),
+	release func(ctx context.Context, value T) error) (*lease.Lease[T], error) {
+	return hold(s, name, acquire, release, true)
+}
+
+func hold[T any](s *Scope, name string,
+	acquire func(ctx context.Context) (T, error),
+	release func(ctx context.Context, value T) error, tentative bool) (*lease.Lease[T], error) {
+	// Check the arguments before acquiring: a panic after a successful acquire would leak the
+	// very resource this package exists to release.
+	if acquire == nil || release == nil {
+		panic(fmt.Sprintf("acquire: %q needs both an acquire and a release function", name))
+	}
+	if s.isEnded() {
+		return nil, fmt.Errorf("acquire %s: %w", name, ErrEnded)
+	}
+	v, err := acquire(s.ctx)
+	if err != nil {
+		return nil, fmt.Errorf("acquire %s: %w", name, err)
+	}
+	// The lease exists, and is recorded, the moment the resource does: from here on every
+	// return path, including the scope ending during acquire below, releases it.
+	l := lease.New(name, v, release)
+	if s.ledger != nil {
+		s.ledger.Add(l)
+	}
+	if ok, orphan := s.push(entry{name: name, lease: l, tentative: tentative}); !ok {
+		// The scope ended while acquire ran (a goroutine outlived the operation). push has
+		// already released the resource, since nobody else will.
+		return nil, multierr.Append(fmt.Errorf("acquire %s: %w", name, ErrEnded), orphan)
+	}
+	return l, nil
+}
+
+func (s *Scope) isEnded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended
+}
+
+// push registers e, or, when the scope has already ended, releases it at once and returns
+// the orphan error if that release failed. It reports whether e was registered.
+func (s *Scope) push(e entry) (registered bool, orphan error) {
+	s.mu.Lock()
+	if !s.ended {
+		s.stack = append(s.stack, e)
+		s.mu.Unlock()
+		return true, nil
+	}
+	s.mu.Unlock()
+	// The unwinding has already passed this point of the stack; a late registration is
+	// released at once, as a failed scope would release it, so nothing outlives the scope.
+	if p := s.unwind([]entry{e}, true, &orphan); p != nil {
+		panic(p)
+	}
+	return false, orphan
+}
+
+// end ends the scope once: it releases the stack newest first, failed deciding the fate of
+// Tentative leases, and appends the orphans to *errp when errp is not nil. It returns the value
+// of the first panic raised by a release, for the caller to re-raise.
+func (s *Scope) end(errp *error, failed bool) any {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return nil
+	}
+	s.ended = true
+	stack := s.stack
+	s.stack = nil
+	s.mu.Unlock()
+	// Releases run outside mu: they are slow calls, and goroutines of the operation may still
+	// call Defer or acquire meanwhile (they then release at once, see push).
+	return s.unwind(stack, failed, errp)
+}
+
+// unwind runs the releases of stack from its end, each to completion before the next, as
+// deferred calls do: a later resource may depend on an earlier one (a forwarding rule on its
+// address), so it goes first.
+func (s *Scope) unwind(stack []entry, failed bool, errp *error) (panicVal any) {
+	done := false
+	defer func() {
+		// Reached with done still false only when a release called runtime.Goexit: the
+		// goroutine is going away, but the remaining releases must still run.
+		if !done {
+			s.unwind(stack, failed, nil)
+		}
+	}()
+	for len(stack) > 0 {
+		e := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if e.tentative && !failed {
+			e.lease.Keep()
+			continue
+		}
+		orphan, p := s.releaseOne(&e)
+		if orphan != nil {
+			if s.cfg.onOrphan != nil {
+				s.cfg.onOrphan(s.detachedCtx(), orphan)
+			}
+			if errp != nil {
+				*errp = multierr.Append(*errp, orphan)
+			}
+		}
+		if p != nil && panicVal == nil {
+			panicVal = p
+		}
+	}
+	done = true
+	return panicVal
+}
+
+// releaseOne runs one release under its own context: the scope's values, none of its
+// cancellation, and a deadline of its own. A failure or a panic is returned as an orphan;
+// the panic value is returned too, for the caller to re-raise once every release has run.
+func (s *Scope) releaseOne(e *entry) (orphan *lease.OrphanError, panicVal any) {
+	ctx := newReleaseCtx(s, time.Now().Add(s.cfg.timeout))
+	defer ctx.finish()
+	var err error
+	returned := false
+	func() {
+		defer func() {
+			if !returned {
+				panicVal = recover()
+			}
+		}()
+		if e.lease != nil {
+			err = e.lease.Release(ctx)
+		} else {
+			err = e.fn(ctx)
+		}
+		returned = true
+	}()
+	switch {
+	case err != nil:
+		var oe *lease.OrphanError
+		if errors.As(err, &oe) {
+			return oe, nil
+		}
+		return &lease.OrphanError{Name: e.name, Err: err}, nil
+	case panicVal != nil:
+		return &lease.OrphanError{Name: e.name, Err: fmt.Errorf("acquire: release panicked: %v", panicVal)}, panicVal
+	}
+	return nil, nil
+}
+
+// detachedCtx returns the scope's context without its cancellation, made once per scope and
+// only when a release or OnOrphan needs its values.
+func (s *Scope) detachedCtx() context.Context {
+	s.detachOnce.Do(func() { s.detached = context.WithoutCancel(s.ctx) })
+	return s.detached
+}

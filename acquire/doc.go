@@ -1,0 +1,56 @@
+// Package acquire releases what an operation acquired on every return path of that operation:
+// normal return, error return, panic, [runtime.Goexit] and a cancelled context.
+//
+// The hazard is the temporary reservation that a failed attempt leaves behind. In Kubernetes
+// v1.20.2 the GCE internal load balancer controller reserved an IP address, created firewall
+// rules, a health check, a backend service and a forwarding rule, and released the reservation
+// only at the end of the success path; any error in between returned early and leaked it, once
+// per failed sync (kubernetes#97740). A controller retries forever, so every attempt must leave
+// the world in a state the next attempt can handle.
+//
+// A [Scope] is the lifetime of one operation. Acquire through it, and its end releases:
+//
+//   - [Temporary]: a resource needed only while the operation runs, such as that reservation.
+//     It is released when the scope ends, whatever the outcome.
+//   - [Tentative]: a resource that is part of the result if the operation succeeds, and
+//     garbage if it fails. It is released only when the scope ends in failure; on success its
+//     lease is [lease.Kept].
+//   - [Scope.Defer]: any other cleanup, on the same stack.
+//
+// # Rules
+//
+// Register a resource the moment it exists: acquire it with Temporary or Tentative, which
+// register the release before they return, so no later step can fail in between. Do not
+// release by hand on the success path; let the scope do it. Call [lease.Lease.Keep] on a lease
+// when the resource turns out not to be yours to release (an address the user reserved under
+// their own name): reviewers of kubernetes#20663 preferred leaking an address to deleting a
+// customer's, and Keep states that choice in code.
+//
+// When the scope ends, releases run one at a time, newest first, as deferred calls do: a
+// forwarding rule that uses an address is torn down before the address. Each release runs
+// under [context.WithoutCancel] of the scope's context, so the values (loggers, trace spans)
+// stay and a cancelled or expired operation still releases what it acquired, bounded by its
+// own deadline ([ReleaseTimeout], 30s by default). A release that fails is an orphan: [Run]
+// and [Scope.End] return it as a [*lease.OrphanError] joined to the operation's own error
+// (with go.uber.org/multierr; [errors.Is] and [errors.As] reach each one), and [OnOrphan]
+// hears of it once. Nothing is only logged.
+//
+//	err := acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
+//		addr, err := acquire.Temporary(s, "address "+name,
+//			func(ctx context.Context) (string, error) { return cloud.ReserveAddress(ctx, name) },
+//			cloud.ReleaseAddress)
+//		if err != nil {
+//			return err
+//		}
+//		return cloud.EnsureForwardingRule(ctx, name, addr.Value()) // may fail: addr is released
+//	})
+//
+// A function that cannot be wrapped in a closure uses [New] and a deferred [Scope.End] on a
+// named error result instead.
+//
+// # Concurrency
+//
+// A Scope is safe for concurrent use by goroutines started inside the operation. Those
+// goroutines should finish before the scope ends; a resource acquired after the end is released
+// at once and its acquisition reports [ErrEnded].
+package acquire

@@ -1,0 +1,34 @@
+package leasetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/safereconcile/safereconcile/lease"
+)
+
+// Context returns ctx carrying a new ledger that t checks when it ends (see [Check]).
+func Context(t testing.TB, ctx context.Context) context.Context {
+	t.Helper()
+	return lease.WithLedger(ctx, Ledger(t))
+}
+
+// Ledger returns a new, empty ledger that t checks when it ends (see [Check]). Use it for leases
+// made with [lease.New] directly: record them with [lease.Ledger.Add].
+func Ledger(t testing.TB) *lease.Ledger {
+	t.Helper()
+	g := new(lease.Ledger)
+	t.Cleanup(func() { Check(t, g) })
+	return g
+}
+
+// Check reports an error on t for every lease in g that is still Held or Orphaned, naming the
+// lease and its state. It reports whether nothing was outstanding.
+func Check(t testing.TB, g *lease.Ledger) bool {
+	t.Helper()
+	left := g.Outstanding()
+	for _, l := range left {
+		t.Errorf("leasetest: lease %q is still %s: it outlived its purpose", l.Name(), l.State())
+	}
+	return len(left) == 0
+}
