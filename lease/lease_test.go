@@ -1,0 +1,246 @@
+package lease_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/safereconcile/safereconcile/lease"
+)
+
+var errCloud = errors.New("cloud: 503 backend error")
+
+// releases counts calls of a release function and fails the first fails of them.
+type releases struct {
+	calls atomic.Int32
+	fails int32
+}
+
+func (r *releases) release(ctx context.Context, addr string) error {
+	if n := r.calls.Add(1); n <= r.fails {
+		return errCloud
+	}
+	return nil
+}
+
+func TestReleaseFailureOrphansThenRetries(t *testing.T) {
+	r := &releases{fails: 1}
+	l := lease.New("address a1b2", "10.0.0.7", r.release)
+
+	err := l.Release(context.Background())
+	var oe *lease.OrphanError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, "address a1b2", oe.Name)
+	assert.ErrorIs(t, err, errCloud)
+	assert.Equal(t, "lease: address a1b2 orphaned: cloud: 503 backend error", err.Error())
+	assert.Equal(t, lease.Orphaned, l.State())
+	assert.Equal(t, "10.0.0.7", l.Value(), "the value stays available for a retry or a report")
+
+	require.NoError(t, l.Release(context.Background()), "a later Release tries again")
+	assert.Equal(t, lease.Released, l.State())
+	require.NoError(t, l.Release(context.Background()), "a released lease releases no more")
+	assert.Equal(t, int32(2), r.calls.Load())
+}
+
+func TestReleaseRunsOnceOnSuccess(t *testing.T) {
+	r := &releases{}
+	l := lease.New("a", "v", r.release)
+	for i := 0; i < 3; i++ {
+		require.NoError(t, l.Release(context.Background()))
+	}
+	assert.Equal(t, int32(1), r.calls.Load())
+	assert.Equal(t, lease.Released, l.State())
+}
+
+func TestReleasePassesContextAndValue(t *testing.T) {
+	type key struct{}
+	ctx := context.WithValue(context.Background(), key{}, "trace-7")
+	var got []string
+	l := lease.New("a", "10.0.0.7", func(ctx context.Context, v string) error {
+		got = append(got, ctx.Value(key{}).(string), v)
+		return nil
+	})
+	require.NoError(t, l.Release(ctx))
+	assert.Equal(t, []string{"trace-7", "10.0.0.7"}, got)
+}
+
+func TestKeep(t *testing.T) {
+	tests := []struct {
+		name      string
+		give      func(l *lease.Lease[string])
+		wantState lease.State
+		wantCalls int32
+	}{
+		{name: "held", give: func(*lease.Lease[string]) {}, wantState: lease.Kept},
+		{
+			name:      "orphaned",
+			give:      func(l *lease.Lease[string]) { _ = l.Release(context.Background()) },
+			wantState: lease.Kept, wantCalls: 1,
+		},
+		{
+			name: "released",
+			give: func(l *lease.Lease[string]) {
+				_ = l.Release(context.Background())
+				_ = l.Release(context.Background())
+			},
+			wantState: lease.Released, wantCalls: 2,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &releases{fails: 1}
+			l := lease.New("user-address", "10.0.0.9", r.release)
+			tt.give(l)
+			l.Keep()
+			assert.Equal(t, tt.wantState, l.State())
+			require.NoError(t, l.Release(context.Background()), "Release after Keep is a no-op")
+			assert.Equal(t, tt.wantCalls, r.calls.Load(), "Keep never lets the lease release")
+		})
+	}
+}
+
+// TestConcurrentReleaseWaitsForWinner holds the winner inside the release function while the
+// others call Release, then checks they all return the winner's result.
+func TestConcurrentReleaseWaitsForWinner(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		name := map[bool]string{false: "winner succeeds", true: "winner fails"}[fail]
+		t.Run(name, func(t *testing.T) {
+			entered := make(chan struct{})
+			proceed := make(chan struct{})
+			var calls atomic.Int32
+			l := lease.New("a", 1, func(context.Context, int) error {
+				if calls.Add(1) == 1 {
+					close(entered)
+					<-proceed
+				}
+				if fail {
+					return errCloud
+				}
+				return nil
+			})
+			const losers = 8
+			errs := make(chan error, losers+1)
+			go func() { errs <- l.Release(context.Background()) }()
+			<-entered
+			var started sync.WaitGroup
+			for i := 0; i < losers; i++ {
+				started.Add(1)
+				go func() {
+					started.Done()
+					errs <- l.Release(context.Background())
+				}()
+			}
+			started.Wait()
+			// The losers are at most about to call Release; any that has not yet read the
+			// attempt counter would start an attempt of its own after the winner, which the
+			// call count below would show. Let the winner go only once they are all blocked.
+			waitBlocked(losers)
+			close(proceed)
+			for i := 0; i < losers+1; i++ {
+				err := <-errs
+				if fail {
+					assert.ErrorIs(t, err, errCloud)
+				} else {
+					assert.NoError(t, err)
+				}
+			}
+			assert.Equal(t, int32(1), calls.Load(), "the release function ran once for all callers")
+		})
+	}
+}
+
+func TestNewNilReleasePanics(t *testing.T) {
+	assert.PanicsWithValue(t, `lease: New("a") with a nil release function`, func() {
+		lease.New[int]("a", 1, nil)
+	})
+}
+
+func TestPanickingReleaseOrphans(t *testing.T) {
+	l := lease.New("a", 1, func(context.Context, int) error { panic("boom") })
+	assert.PanicsWithValue(t, "boom", func() { _ = l.Release(context.Background()) })
+	assert.Equal(t, lease.Orphaned, l.State(), "a release that panicked may not have released")
+}
+
+func TestStateString(t *testing.T) {
+	tests := []struct {
+		give lease.State
+		want string
+	}{
+		{lease.Held, "held"},
+		{lease.Released, "released"},
+		{lease.Kept, "kept"},
+		{lease.Orphaned, "orphaned"},
+		{lease.State(0), "state(0)"},
+		{lease.State(9), "state(9)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.give.String())
+		})
+	}
+}
+
+func TestLedgerOutstanding(t *testing.T) {
+	var g lease.Ledger
+	held := lease.New("held", "10.0.0.1", (&releases{}).release)
+	orphan := lease.New("orphan", "10.0.0.2", (&releases{fails: 1}).release)
+	released := lease.New("released", "10.0.0.3", (&releases{}).release)
+	kept := lease.New("kept", "10.0.0.4", (&releases{}).release)
+	for _, l := range []*lease.Lease[string]{held, orphan, released, kept} {
+		g.Add(l)
+	}
+	_ = orphan.Release(context.Background())
+	_ = released.Release(context.Background())
+	kept.Keep()
+
+	var names []string
+	for _, l := range g.Outstanding() {
+		names = append(names, l.Name())
+	}
+	assert.Equal(t, []string{"held", "orphan"}, names)
+}
+
+func TestLedgerCompacts(t *testing.T) {
+	var g lease.Ledger
+	keep := lease.New("outstanding", "10.0.0.1", (&releases{}).release)
+	g.Add(keep)
+	for i := 0; i < 10000; i++ {
+		l := lease.New("temp", "10.0.1.1", (&releases{}).release)
+		g.Add(l)
+		require.NoError(t, l.Release(context.Background()))
+	}
+	out := g.Outstanding()
+	require.Len(t, out, 1)
+	assert.Same(t, keep, out[0])
+}
+
+func TestLedgerFromContext(t *testing.T) {
+	assert.Nil(t, lease.LedgerFrom(context.Background()))
+	g := new(lease.Ledger)
+	assert.Same(t, g, lease.LedgerFrom(lease.WithLedger(context.Background(), g)))
+}
+
+// waitBlocked returns once n goroutines wait for the attempt lock inside Release. It reads the
+// goroutine stacks instead of sleeping, and needs no test hook in the production code.
+func waitBlocked(n int) {
+	buf := make([]byte, 1<<20)
+	for {
+		blocked := 0
+		for _, g := range bytes.Split(buf[:runtime.Stack(buf, true)], []byte("\n\n")) {
+			if bytes.Contains(g, []byte(").Release(")) && bytes.Contains(g, []byte("(*Mutex).Lock")) {
+				blocked++
+			}
+		}
+		if blocked >= n {
+			return
+		}
+		runtime.Gosched()
+	}
+}
