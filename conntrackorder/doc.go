@@ -1,3 +1,82 @@
-// Package conntrackorder clears stale conntrack entries in the one order that works: program
-// the forwarding rules first, then flush. (Package doc in progress.)
+// Package conntrackorder clears stale conntrack entries of UDP and SCTP services in the one
+// order that works: program the forwarding rules first, then flush.
+//
+// # The hazard
+//
+// The kernel NATs only the first packet of a flow through the rules; every later packet
+// follows the flow's conntrack entry. A UDP datagram that reaches a service address before
+// its DNAT rule exists creates an entry that is not NATed. Its client keeps sending from the
+// same source port, the entry never expires, and the service stays dark for that client after
+// the rule is in place. Flows NATed to a backend that has gone, or through an address the
+// service no longer has, keep going where the rules no longer send them. kube-proxy cleared
+// such entries before restoring its rules, whether or not a service had endpoints, and a
+// NodePort blackholed (kubernetes#98305); the entry must be deleted after the rules exist,
+// because one datagram between a flush and the rules re-creates it.
+//
+// # Rules for callers
+//
+//   - Report every service port and every change of its serving endpoints to one [Tracker]:
+//     [Tracker.SetService], [Tracker.DeleteService] and [Tracker.SetEndpoints], in any order
+//     (endpoints may arrive before their service).
+//   - Pass only serving endpoints: those the rules send traffic to. A not-ready endpoint is not
+//     an endpoint.
+//   - Record each change in the state your program function reads before reporting it to the
+//     Tracker, so that a flush never runs ahead of the rules for the change it clears.
+//   - Install rules only through the program function of a [Syncer], and call [Syncer.Sync]
+//     whenever the proxy syncs; Sync programs, then flushes what was collected before it
+//     programmed.
+//   - Retry a failed Sync. Nothing collected is lost until a flush succeeds.
+//
+// Usage:
+//
+//	tracker := conntrackorder.NewTracker()
+//	syncer := conntrackorder.NewSyncer(tracker, restoreRules, ctexec.New())
+//
+//	// in the informer handlers, after updating the proxy's own state:
+//	err := tracker.SetService(conntrackorder.ServicePort{Name: "ns/dns:dns", Protocol: conntrackorder.UDP, ...})
+//	err = tracker.SetEndpoints("ns/dns:dns", servingEndpoints)
+//
+//	// in the sync loop:
+//	if err := syncer.Sync(ctx); err != nil {
+//		// retry later; the filters stay pending
+//	}
+//
+// # What is collected
+//
+// Only [UDP] and [SCTP] service ports produce filters: a TCP client whose flow lost its backend
+// gets a reset or a timeout and opens a new flow, which the rules NAT. The filters are:
+//
+//   - Serving endpoints from none to some: every service IP with the service port, then the
+//     NodePort. For a dual-stack service, also when the first endpoints of one address family
+//     arrive.
+//   - An address, port or NodePort a service port with serving endpoints gains: the same
+//     filters for what it gained, for the same reason: until now nothing NATed it.
+//   - A serving endpoint gone (removed, or not serving any more): every service IP with the
+//     port, and the NodePort, each restricted to flows NATed to that endpoint. Also when it was
+//     the last one.
+//   - A service port deleted, or an address, port or NodePort it lost: every address and port
+//     it no longer has.
+//
+// Filters are de-duplicated, and a flush applies them in the order of [Tracker.Pending].
+//
+// # Pending filters
+//
+// A pending filter leaves the Tracker only when a flush that contained it succeeded after
+// programming. A later update never withdraws it: not when the service is deleted, not when
+// the endpoint comes back, not when the endpoints go back to none. The Tracker cannot know
+// whether the rules already installed reflect the state the filter was collected for, so the
+// flow it targets may exist; flushing an unneeded filter after programming only deletes flows
+// that their next packet re-creates through the current rules.
+//
+// A new Tracker knows no history, so its first Sync clears every UDP and SCTP service that has
+// endpoints, like a kube-proxy restart (kubernetes#122740). That costs UDP clients one
+// re-created flow and never leaves a stale one.
+//
+// # Backends
+//
+// [github.com/safereconcile/safereconcile/conntrackorder/ctexec] runs conntrack(8), one command
+// per filter. [github.com/safereconcile/safereconcile/conntrackorder/ctnetlink] talks netlink
+// and matches the whole plan in one table dump per address family. Tests use
+// [github.com/safereconcile/safereconcile/conntrackorder/conntrackordertest], which records
+// plans.
 package conntrackorder

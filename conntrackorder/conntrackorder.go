@@ -1,0 +1,407 @@
+package conntrackorder
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"sort"
+	"sync"
+)
+
+// A Tracker collects the conntrack filters that service and endpoint changes make necessary,
+// until a [Syncer] flushes them after the forwarding rules for those changes are in place.
+//
+// Feed it every change, in the order the changes were applied to the state the program
+// function of the [Syncer] reads. Only [UDP] and [SCTP] service ports produce filters.
+//
+// Use [NewTracker]; the zero value is not usable. A Tracker is safe for concurrent use, also
+// while a [Syncer.Sync] runs. Its cost per call follows the size of the change, not the number
+// of services it holds.
+type Tracker struct {
+	mu        sync.Mutex
+	services  map[string]*service
+	endpoints map[string]endpointSet // by service port name; also names not yet known
+	pending   map[Filter]pendingMark
+	clock     uint64 // counts collect calls; orders pending and tells a flush what it covered
+}
+
+// service is a validated [ServicePort].
+type service struct {
+	proto    Protocol
+	port     uint16
+	nodePort uint16
+	ips      []netip.Addr // ClusterIPs, ExternalIPs, LoadBalancerIPs in that order, each once
+	ipSet    map[netip.Addr]struct{}
+}
+
+// endpointSet holds the serving endpoints of one service port. Never empty when stored.
+type endpointSet map[netip.AddrPort]struct{}
+
+// pendingMark records when a pending filter was collected.
+type pendingMark struct {
+	first uint64 // the first time: orders the plan
+	last  uint64 // the latest time: a flush covers it only if its snapshot was taken later
+}
+
+// NewTracker returns an empty Tracker.
+func NewTracker() *Tracker {
+	return &Tracker{
+		services:  make(map[string]*service),
+		endpoints: make(map[string]endpointSet),
+		pending:   make(map[Filter]pendingMark),
+	}
+}
+
+// SetService records the current state of one service port, keyed by sp.Name, and collects the
+// filters the change makes necessary:
+//   - when the service port is new and already has serving endpoints (they may arrive first),
+//     the filters of a change from no serving endpoints to some, as for [Tracker.SetEndpoints];
+//   - for every address, port and NodePort the service port had and no longer has (also when
+//     its protocol changed): {OrigDst: IP, DstPort: old port} per lost address and port pair
+//     and {DstPort: old NodePort}, whether or not it had endpoints;
+//   - for every address, port and NodePort it gains while it has serving endpoints of that
+//     address family: {OrigDst: IP, DstPort: port} and {DstPort: NodePort}.
+//
+// Setting a service port to the state it already has collects nothing. The order of the
+// addresses matters only for the order of the filters; duplicates are ignored.
+//
+// SetService returns an error and changes nothing when sp has an empty name, an unknown
+// protocol, port 0, or an address that is invalid, unspecified, zoned or IPv4-mapped.
+func (t *Tracker) SetService(sp ServicePort) error {
+	svc, err := newService(sp)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := t.services[sp.Name]
+	t.services[sp.Name] = svc
+	eps := t.endpoints[sp.Name]
+	t.collectLost(old, svc)
+	t.collectGained(old, eps, svc, eps)
+	return nil
+}
+
+// DeleteService forgets the service port called name and collects {OrigDst: IP, DstPort:
+// port} for each of its addresses and {DstPort: NodePort}: the rules that NATed those flows
+// are gone, and a flow that outlives them keeps reaching the old backends, or a service that
+// later reuses the address or NodePort (kubernetes#141371). An unknown name does nothing.
+//
+// The service port's endpoints are kept: they come from their own informer, and a service
+// re-created under the same name starts with them. Report their deletion with
+// [Tracker.SetEndpoints] and no endpoints.
+func (t *Tracker) DeleteService(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := t.services[name]
+	if old == nil {
+		return
+	}
+	delete(t.services, name)
+	t.collectLost(old, nil)
+}
+
+// SetEndpoints records the serving endpoints of the service port called name: the endpoints
+// the rules send traffic to. Leave out endpoints that are not serving; not-ready endpoints
+// must not count as endpoints (kubernetes#105657). Duplicates are ignored. A nil or empty
+// serving means the service port has none.
+//
+// For a service port that is known, SetEndpoints collects:
+//   - when it goes from no serving endpoints to some: {OrigDst: IP, DstPort: port} for every
+//     ClusterIP, ExternalIP and LoadBalancerIP (kubernetes#98305, #103857), then {DstPort:
+//     NodePort} when it has a NodePort. A datagram that arrived while there was no rule left an
+//     entry that is not NATed and would blackhole its client once the rule exists. For a
+//     dual-stack service this also happens per address family: when the first endpoints of a
+//     family arrive, the service IPs of that family and the NodePort are cleared again;
+//   - for every endpoint that was serving and no longer is, removed or merely not serving any
+//     more (kubernetes#125467), also when none are left (kubernetes#139629): {OrigDst: IP,
+//     DstPort: port, ReplySrc: endpoint IP} for every service IP of the endpoint's family, then
+//     {DstPort: NodePort, ReplySrc: endpoint IP}. An endpoint is its address and port; one
+//     whose port changed has gone.
+//
+// For a name that is not known yet the endpoints are kept, and [Tracker.SetService] applies
+// them when the service port arrives.
+//
+// SetEndpoints returns an error and changes nothing when name is empty or an endpoint's
+// address is invalid, unspecified, zoned or IPv4-mapped.
+func (t *Tracker) SetEndpoints(name string, serving []netip.AddrPort) error {
+	if name == "" {
+		return errors.New("conntrackorder: endpoints have no service port name")
+	}
+	eps := make(endpointSet, len(serving))
+	for _, ep := range serving {
+		if !ep.Addr().IsValid() {
+			return fmt.Errorf("conntrackorder: endpoints of %q: invalid address", name)
+		}
+		if err := checkAddr(ep.Addr()); err != nil {
+			return fmt.Errorf("conntrackorder: endpoints of %q: %w", name, err)
+		}
+		eps[ep] = struct{}{}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := t.endpoints[name]
+	if len(eps) == 0 {
+		delete(t.endpoints, name) // a name without endpoints and service must not linger
+	} else {
+		t.endpoints[name] = eps
+	}
+	svc := t.services[name]
+	if svc == nil {
+		return nil // applied by SetService when the service port arrives
+	}
+	t.collectVanished(svc, old, eps)
+	t.collectGained(svc, old, svc, eps)
+	return nil
+}
+
+// Pending returns a copy of the filters collected and not yet flushed, in the order a flush
+// applies them: first the service-IP filters (OrigDst set, no ReplySrc), then the NodePort
+// filters (only DstPort set), then the endpoint filters (ReplySrc set). Within each group,
+// filters keep the order in which they were first collected; one call collects a service's
+// ClusterIPs, ExternalIPs and LoadBalancerIPs in the order its [ServicePort] lists them, and
+// gone endpoints in ascending address order. Each filter appears once. Pending returns nil
+// when nothing is pending.
+func (t *Tracker) Pending() Plan {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	plan, _ := t.snapshotLocked()
+	return plan
+}
+
+// snapshot returns the pending plan and the clock reading it reflects, for [Syncer.Sync].
+func (t *Tracker) snapshot() (Plan, uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.snapshotLocked()
+}
+
+func (t *Tracker) snapshotLocked() (Plan, uint64) {
+	if len(t.pending) == 0 {
+		return nil, t.clock
+	}
+	type entry struct {
+		f     Filter
+		group int
+		first uint64
+	}
+	entries := make([]entry, 0, len(t.pending))
+	for f, m := range t.pending {
+		entries = append(entries, entry{f, f.group(), m.first})
+	}
+	// Every collect call ticks the clock, so first is unique and the order total.
+	sort.Slice(entries, func(i, j int) bool {
+		if entries[i].group != entries[j].group {
+			return entries[i].group < entries[j].group
+		}
+		return entries[i].first < entries[j].first
+	})
+	plan := make(Plan, len(entries))
+	for i, e := range entries {
+		plan[i] = e.f
+	}
+	return plan, t.clock
+}
+
+// flushed removes the filters of plan, flushed after a snapshot taken at clock reading mark,
+// except those collected again since: they may describe a state the rules programmed for that
+// flush did not have yet, so they need a flush after the next programming.
+func (t *Tracker) flushed(plan Plan, mark uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, f := range plan {
+		if m, ok := t.pending[f]; ok && m.last <= mark {
+			delete(t.pending, f)
+		}
+	}
+}
+
+// group returns the position of f's group in the flush order.
+func (f Filter) group() int {
+	switch {
+	case f.ReplySrc.IsValid():
+		return 2 // endpoint filters
+	case f.OrigDst.IsValid():
+		return 0 // service-IP filters
+	default:
+		return 1 // NodePort filters
+	}
+}
+
+// collect adds f to the pending plan, or marks an already pending f as collected again.
+func (t *Tracker) collect(f Filter) {
+	t.clock++
+	m, ok := t.pending[f]
+	if !ok {
+		m.first = t.clock
+	}
+	m.last = t.clock
+	t.pending[f] = m
+}
+
+// collectLost collects the filters for the addresses and ports old has and cur (nil when the
+// service port was deleted) does not.
+func (t *Tracker) collectLost(old, cur *service) {
+	if old == nil || !old.proto.flushes() {
+		return
+	}
+	for _, ip := range old.ips {
+		if !cur.has(old.proto, ip, old.port) {
+			t.collect(Filter{Protocol: old.proto, OrigDst: ip, DstPort: old.port})
+		}
+	}
+	if old.nodePort != 0 && !cur.hasNodePort(old.proto, old.nodePort) {
+		t.collect(Filter{Protocol: old.proto, DstPort: old.nodePort})
+	}
+}
+
+// collectGained collects the filters for the addresses and ports that get a NATing rule by the
+// change from (old, oldEps) to (cur, curEps): until then a datagram to them created an entry
+// that is not NATed, and it would keep its client away from the new rule (kubernetes#98305).
+// An address or NodePort has a NATing rule while its service port has serving endpoints of its
+// family. old is nil when the service port did not exist.
+func (t *Tracker) collectGained(old *service, oldEps endpointSet, cur *service, curEps endpointSet) {
+	if cur == nil || !cur.proto.flushes() || len(curEps) == 0 {
+		return
+	}
+	if old == nil || old.proto != cur.proto {
+		// A new service port had no rules; one that changed protocol had none for these flows.
+		old, oldEps = nil, nil
+	}
+	old4, old6 := oldEps.families()
+	cur4, cur6 := curEps.families()
+	// From none to some clears every address, not only those of the endpoints' family: that
+	// is the rule of kubernetes#98305 as kube-proxy states it, and an extra flush after
+	// programming is harmless.
+	fromNone := len(oldEps) == 0
+	for _, ip := range cur.ips {
+		had := old.has(cur.proto, ip, cur.port) && inFamily(ip, old4, old6)
+		if fromNone || (inFamily(ip, cur4, cur6) && !had) {
+			t.collect(Filter{Protocol: cur.proto, OrigDst: ip, DstPort: cur.port})
+		}
+	}
+	if cur.nodePort != 0 {
+		// The NodePort exists in both families; one filter without address clears both.
+		had := old.hasNodePort(cur.proto, cur.nodePort)
+		if fromNone || (cur4 && !(had && old4)) || (cur6 && !(had && old6)) {
+			t.collect(Filter{Protocol: cur.proto, DstPort: cur.nodePort})
+		}
+	}
+}
+
+// collectVanished collects the filters for the endpoints of svc in old and not in cur: flows
+// NATed to them would keep sending to a backend that no longer serves (kubernetes#125467).
+func (t *Tracker) collectVanished(svc *service, old, cur endpointSet) {
+	if !svc.proto.flushes() || len(old) == 0 {
+		return
+	}
+	var gone []netip.AddrPort
+	for ep := range old {
+		if _, ok := cur[ep]; !ok {
+			gone = append(gone, ep)
+		}
+	}
+	// Map order is random; sort so that the plan is the same for the same calls.
+	sort.Slice(gone, func(i, j int) bool {
+		if c := gone[i].Addr().Compare(gone[j].Addr()); c != 0 {
+			return c < 0
+		}
+		return gone[i].Port() < gone[j].Port()
+	})
+	for _, ep := range gone {
+		addr := ep.Addr()
+		for _, ip := range svc.ips {
+			if ip.Is4() == addr.Is4() { // a filter cannot mix families
+				t.collect(Filter{Protocol: svc.proto, OrigDst: ip, DstPort: svc.port, ReplySrc: addr})
+			}
+		}
+		if svc.nodePort != 0 {
+			t.collect(Filter{Protocol: svc.proto, DstPort: svc.nodePort, ReplySrc: addr})
+		}
+	}
+}
+
+// newService validates sp.
+func newService(sp ServicePort) (*service, error) {
+	if sp.Name == "" {
+		return nil, errors.New("conntrackorder: service port has no name")
+	}
+	switch sp.Protocol {
+	case TCP, UDP, SCTP:
+	default:
+		return nil, fmt.Errorf("conntrackorder: service port %q: unknown protocol %v", sp.Name, sp.Protocol)
+	}
+	if sp.Port == 0 {
+		return nil, fmt.Errorf("conntrackorder: service port %q: port 0", sp.Name)
+	}
+	n := len(sp.ClusterIPs) + len(sp.ExternalIPs) + len(sp.LoadBalancerIPs)
+	svc := &service{
+		proto:    sp.Protocol,
+		port:     sp.Port,
+		nodePort: sp.NodePort,
+		ips:      make([]netip.Addr, 0, n),
+		ipSet:    make(map[netip.Addr]struct{}, n),
+	}
+	for _, list := range [...]struct {
+		kind string
+		ips  []netip.Addr
+	}{{"cluster IP", sp.ClusterIPs}, {"external IP", sp.ExternalIPs}, {"load balancer IP", sp.LoadBalancerIPs}} {
+		for i, ip := range list.ips {
+			if !ip.IsValid() {
+				return nil, fmt.Errorf("conntrackorder: service port %q: %s %d: invalid address", sp.Name, list.kind, i)
+			}
+			if err := checkAddr(ip); err != nil {
+				return nil, fmt.Errorf("conntrackorder: service port %q: %s: %w", sp.Name, list.kind, err)
+			}
+			if _, dup := svc.ipSet[ip]; !dup {
+				svc.ipSet[ip] = struct{}{}
+				svc.ips = append(svc.ips, ip)
+			}
+		}
+	}
+	return svc, nil
+}
+
+// has reports whether s, which may be nil, sends proto traffic to ip:port.
+func (s *service) has(proto Protocol, ip netip.Addr, port uint16) bool {
+	if s == nil || s.proto != proto || s.port != port {
+		return false
+	}
+	_, ok := s.ipSet[ip]
+	return ok
+}
+
+// hasNodePort reports whether s, which may be nil, has the proto NodePort nodePort.
+func (s *service) hasNodePort(proto Protocol, nodePort uint16) bool {
+	return s != nil && s.proto == proto && s.nodePort == nodePort
+}
+
+// flushes reports whether flows of protocol p outlive their rules and must be flushed: UDP and
+// SCTP do. A TCP flow that lost its backend ends with a reset or a timeout, and its client
+// opens a new one that the new rules NAT.
+func (p Protocol) flushes() bool {
+	return p == UDP || p == SCTP
+}
+
+// families reports whether s holds IPv4 and IPv6 endpoints.
+func (s endpointSet) families() (has4, has6 bool) {
+	for ep := range s {
+		if ep.Addr().Is4() {
+			has4 = true
+		} else {
+			has6 = true
+		}
+		if has4 && has6 {
+			break
+		}
+	}
+	return has4, has6
+}
+
+// inFamily reports whether ip is IPv4 and has4, or IPv6 and has6.
+func inFamily(ip netip.Addr, has4, has6 bool) bool {
+	if ip.Is4() {
+		return has4
+	}
+	return has6
+}
