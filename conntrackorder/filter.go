@@ -80,6 +80,13 @@ func (f Filter) String() string {
 	return b.String()
 }
 
+// Equal reports whether f and g are the same filter, f == g. It lets
+// [github.com/google/go-cmp/cmp] compare filters and plans without options, although
+// [netip.Addr] has unexported fields.
+func (f Filter) Equal(g Filter) bool {
+	return f == g
+}
+
 // Is6 reports whether the filter's addresses are IPv6. A filter without addresses is not
 // IPv6: it matches both families (see [Filter]).
 func (f Filter) Is6() bool {

@@ -1,0 +1,158 @@
+package ctexec
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"go.uber.org/multierr"
+
+	"github.com/safereconcile/safereconcile/conntrackorder"
+)
+
+// A Flusher deletes conntrack entries with the conntrack(8) command found in $PATH.
+//
+// The zero value is ready to use, and so is the result of [New]. A Flusher holds no state
+// between calls and is safe for concurrent use.
+type Flusher struct {
+	// run runs conntrack with args and returns what it wrote to standard error. nil runs the
+	// real command; tests set it.
+	run func(ctx context.Context, args []string) (stderr []byte, err error)
+}
+
+var _ conntrackorder.Flusher = (*Flusher)(nil)
+
+// New returns a Flusher that runs conntrack(8).
+func New() *Flusher {
+	return &Flusher{}
+}
+
+// Args returns the arguments, without the command name, of the conntrack(8) command that
+// deletes the entries f selects, in this order: "-D -p <protocol>", then "--orig-dst <ip>" if
+// OrigDst is set, "--dport <port>" if DstPort is set, "--dst-nat <ip>" if ReplySrc is set,
+// and "-f ipv6" if the filter's addresses are IPv6. For example
+//
+//	{UDP, 172.30.0.41, 80, -}  →  -D -p udp --orig-dst 172.30.0.41 --dport 80
+//	{UDP, -, 31201, -}         →  -D -p udp --dport 31201
+//
+// Args does not check f; [Flusher.Flush] does before it runs anything.
+func Args(f conntrackorder.Filter) []string {
+	args := make([]string, 0, 11)
+	args = append(args, "-D", "-p", f.Protocol.String())
+	if f.OrigDst.IsValid() {
+		args = append(args, "--orig-dst", f.OrigDst.String())
+	}
+	if f.DstPort != 0 {
+		args = append(args, "--dport", strconv.Itoa(int(f.DstPort)))
+	}
+	if f.ReplySrc.IsValid() {
+		args = append(args, "--dst-nat", f.ReplySrc.String())
+	}
+	if f.Is6() {
+		args = append(args, "-f", "ipv6")
+	}
+	return args
+}
+
+// Flush runs conntrack once per filter of plan, in plan order, and twice for a filter without
+// addresses (IPv4, then IPv6). Each command runs with ctx: when ctx is done, the running
+// command is killed and the remaining filters are not run.
+//
+// A filter that fails [conntrackorder.Filter.Validate] is not run. A command that fails does
+// not stop the others: Flush applies every filter it can and returns all failures combined
+// with [multierr], one [*FilterError] per failed filter and family, so that one bad filter
+// does not hide the others. When the conntrack binary cannot be found, Flush stops at the
+// first filter, since every command would fail the same way. Flush returns nil when every
+// command succeeded or deleted nothing.
+func (f *Flusher) Flush(ctx context.Context, plan conntrackorder.Plan) error {
+	run := f.run
+	if run == nil {
+		run = runConntrack
+	}
+	var errs error
+	for i, flt := range plan {
+		if err := ctx.Err(); err != nil {
+			return multierr.Append(errs, fmt.Errorf("ctexec: %d of %d filters not run: %w", len(plan)-i, len(plan), err))
+		}
+		if err := flt.Validate(); err != nil {
+			errs = multierr.Append(errs, &FilterError{Filter: flt, Err: err})
+			continue
+		}
+		for _, args := range commands(flt) {
+			stderr, err := run(ctx, args)
+			if err == nil || deletedNothing(err, stderr) {
+				continue
+			}
+			errs = multierr.Append(errs, &FilterError{
+				Filter: flt,
+				Args:   args,
+				Output: strings.TrimSpace(string(stderr)),
+				Err:    err,
+			})
+			if errors.Is(err, exec.ErrNotFound) {
+				return errs
+			}
+		}
+	}
+	return errs
+}
+
+// commands returns the argument vectors that apply flt.
+func commands(flt conntrackorder.Filter) [][]string {
+	args := Args(flt)
+	if flt.OrigDst.IsValid() || flt.ReplySrc.IsValid() {
+		return [][]string{args}
+	}
+	// No address: the filter selects IPv6 entries too, which conntrack only looks at with -f.
+	return [][]string{args, append(args[:len(args):len(args)], "-f", "ipv6")}
+}
+
+// deletedNothing reports whether conntrack failed only because no entry matched: exit status 1
+// and its "0 flow entries have been deleted" message.
+func deletedNothing(err error, stderr []byte) bool {
+	var exit interface{ ExitCode() int }
+	return errors.As(err, &exit) && exit.ExitCode() == 1 &&
+		bytes.Contains(stderr, []byte("0 flow entries have been deleted"))
+}
+
+// runConntrack runs conntrack(8) and returns its standard error. Its standard output, a line
+// per deleted entry, is discarded: it can be as long as the table.
+func runConntrack(ctx context.Context, args []string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "conntrack", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	return stderr.Bytes(), err
+}
+
+// A FilterError reports one filter of a plan that was not applied: either conntrack failed, or
+// the filter was refused and not run. [Flusher.Flush] combines them with multierr; find them
+// with errors.As, or with [multierr.Errors].
+type FilterError struct {
+	Filter conntrackorder.Filter
+	Args   []string // the arguments conntrack ran with; nil when the filter was refused
+	Output string   // what conntrack wrote to standard error, trimmed
+	Err    error    // the command's error, or why the filter was refused
+}
+
+// Error returns, for a failed command, "ctexec: conntrack <args>: <error>: <output>", and for
+// a refused filter "ctexec: not run: <reason>".
+func (e *FilterError) Error() string {
+	if e.Args == nil {
+		return "ctexec: not run: " + e.Err.Error()
+	}
+	msg := "ctexec: conntrack " + strings.Join(e.Args, " ") + ": " + e.Err.Error()
+	if e.Output != "" {
+		msg += ": " + e.Output
+	}
+	return msg
+}
+
+// Unwrap returns the command's error or the reason for refusing the filter.
+func (e *FilterError) Unwrap() error {
+	return e.Err
+}

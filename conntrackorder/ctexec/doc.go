@@ -1,0 +1,29 @@
+// Package ctexec deletes conntrack entries by running the conntrack(8) command, one command
+// per filter of a [conntrackorder.Plan].
+//
+// It is the simple, portable backend: it needs only the conntrack binary from the
+// conntrack-tools package in $PATH and CAP_NET_ADMIN. Each command dumps the whole table, so a
+// plan of many filters over a large table is slow (about 7 ms per filter measured on a small
+// table); [github.com/safereconcile/safereconcile/conntrackorder/ctnetlink] matches a whole
+// plan in one dump per address family.
+//
+// The hazard it prevents, besides the ones of [conntrackorder], is a filter that deletes too
+// much: `conntrack -D -p udp` alone deletes every UDP flow. Such a filter is refused, never
+// run (see [conntrackorder.Filter.Validate]).
+//
+// Usage:
+//
+//	syncer := conntrackorder.NewSyncer(tracker, restoreRules, ctexec.New())
+//
+// # Exit status
+//
+// conntrack exits with status 1 and prints "0 flow entries have been deleted" when nothing
+// matched: that is success, since the filter's entries are gone either way. Any other
+// failure, including a missing binary, is an error that names the filter.
+//
+// # Address families
+//
+// Without -f, conntrack(8) only looks at IPv4 entries. A filter whose addresses are IPv6 runs
+// with "-f ipv6". A filter without addresses (a NodePort filter) matches both families, so it
+// runs twice: once as [Args] gives it, once with "-f ipv6" appended.
+package ctexec
