@@ -73,7 +73,7 @@ func (s *Syncer) Sync(ctx context.Context) error {
 	if err := s.flusher.Flush(ctx, append(Plan(nil), plan...)); err != nil {
 		// A failed flush may have applied part of the plan; the whole snapshot stays pending
 		// and is flushed again, which deletes nothing twice.
-		return fmt.Errorf("conntrackorder: flush %d filters: %w", len(plan), err)
+		return fmt.Errorf("conntrackorder: flush: %w", err)
 	}
 	s.tracker.flushed(plan, mark)
 	return nil
