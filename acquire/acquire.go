@@ -32,6 +32,9 @@ type Scope struct {
 	mu    sync.Mutex
 	ended bool
 	stack []entry // releases in registration order; run from the end
+	// first backs stack until it grows: most scopes hold one or two resources, and this
+	// saves them an allocation on a path that runs on every reconcile.
+	first [2]entry
 }
 
 // An entry is one registered release: a lease (from Temporary or Tentative) or a plain
@@ -61,6 +64,7 @@ type releaser interface {
 // Prefer [Run] where a closure fits: it also recognises [runtime.Goexit] as a failure.
 func New(ctx context.Context, opts ...Option) *Scope {
 	s := &Scope{ctx: ctx, cfg: config{timeout: DefaultReleaseTimeout}, ledger: lease.LedgerFrom(ctx)}
+	s.stack = s.first[:0]
 	for _, o := range opts {
 		o.apply(&s.cfg)
 	}

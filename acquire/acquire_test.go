@@ -1,0 +1,473 @@
+package acquire_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/safereconcile/safereconcile/acquire"
+	"github.com/safereconcile/safereconcile/lease"
+	"github.com/safereconcile/safereconcile/lease/leasetest"
+)
+
+// ensure is the shape of the GCE internal load balancer's ensure function: a temporary address
+// reservation, then durable resources that use it, the forwarding rule last.
+func ensure(ctx context.Context, c *cloud, opts ...acquire.Option) error {
+	return acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
+		if _, err := acquire.Temporary(s, "address", c.reserve("address"), c.release); err != nil {
+			return err
+		}
+		for _, name := range []string{"firewall", "health-check", "backend-service", "forwarding-rule"} {
+			if _, err := acquire.Tentative(s, name, c.reserve(name), c.release); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, opts...)
+}
+
+var ensureSteps = []string{"address", "firewall", "health-check", "backend-service", "forwarding-rule"}
+
+// TestEnsureErrors fails each step of ensure in turn, then looks at what exists in the cloud.
+func TestEnsureErrors(t *testing.T) {
+	for _, step := range ensureSteps {
+		t.Run(step, func(t *testing.T) {
+			ctx := leasetest.Context(t, context.Background())
+			c := newCloud()
+			c.failAcquire[step] = errQuota
+
+			err := ensure(ctx, c)
+
+			require.ErrorIs(t, err, errQuota)
+			assert.Equal(t, fmt.Sprintf("acquire %s: %v", step, errQuota), err.Error())
+			assert.False(t, c.exists("address"), "the temporary reservation outlived the failed attempt")
+			assert.Empty(t, c.inventory(), "a failed attempt releases its tentative resources too")
+		})
+	}
+}
+
+func TestEnsureSuccessKeepsDurableResources(t *testing.T) {
+	ctx := leasetest.Context(t, context.Background())
+	c := newCloud()
+	require.NoError(t, ensure(ctx, c))
+	assert.Equal(t, []string{"backend-service", "firewall", "forwarding-rule", "health-check"}, c.inventory())
+	assert.Equal(t, "release address", c.calls()[len(c.calls())-1])
+}
+
+func TestReleaseOrderIsLIFO(t *testing.T) {
+	c := newCloud()
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		_, _ = acquire.Temporary(s, "a", c.reserve("a"), c.release)
+		s.Defer("b", c.cleanup("b"))
+		_, _ = acquire.Tentative(s, "c", c.reserve("c"), c.release)
+		_, _ = acquire.Temporary(s, "d", c.reserve("d"), c.release)
+		s.Defer("e", c.cleanup("e"))
+		return errFlaky
+	})
+	require.ErrorIs(t, err, errFlaky)
+	want := []string{"reserve a", "reserve c", "reserve d", "cleanup e", "release d", "release c", "cleanup b", "release a"}
+	if diff := cmp.Diff(want, c.calls()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}
+
+func TestPanicReleasesThenRepanics(t *testing.T) {
+	ctx := leasetest.Context(t, context.Background())
+	c := newCloud()
+	type boom struct{ step string }
+	var recovered any
+	func() {
+		defer func() { recovered = recover() }()
+		_ = acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
+			_, _ = acquire.Temporary(s, "address", c.reserve("address"), c.release)
+			_, _ = acquire.Tentative(s, "firewall", c.reserve("firewall"), c.release)
+			panic(boom{"health-check"})
+		})
+	}()
+	assert.Equal(t, boom{"health-check"}, recovered, "the same panic value continues")
+	assert.Empty(t, c.inventory(), "a panic is a failure: tentative resources are released too")
+}
+
+func TestGoexitReleases(t *testing.T) {
+	ctx := leasetest.Context(t, context.Background())
+	c := newCloud()
+	done := make(chan error, 1)
+	go func() {
+		defer close(done)
+		err := acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
+			_, _ = acquire.Temporary(s, "address", c.reserve("address"), c.release)
+			_, _ = acquire.Tentative(s, "firewall", c.reserve("firewall"), c.release)
+			runtime.Goexit() // what t.FailNow does inside a fake
+			return nil
+		})
+		done <- err // never reached
+	}()
+	_, reached := <-done
+	assert.False(t, reached, "Run does not return from runtime.Goexit")
+	assert.Empty(t, c.inventory(), "Goexit is a failure: everything is released")
+}
+
+func TestCancelledContextStillReleases(t *testing.T) {
+	type key struct{}
+	parent, cancel := context.WithCancelCause(context.WithValue(context.Background(), key{}, "trace-1"))
+	c := newCloud()
+	var seen struct {
+		err, cause error
+		value      any
+		deadline   time.Duration
+		hasDL      bool
+	}
+	start := time.Now()
+	err := acquire.Run(parent, func(ctx context.Context, s *acquire.Scope) error {
+		_, err := acquire.Temporary(s, "address", c.reserve("address"), func(ctx context.Context, v string) error {
+			seen.err, seen.cause, seen.value = ctx.Err(), context.Cause(ctx), ctx.Value(key{})
+			dl, ok := ctx.Deadline()
+			seen.deadline, seen.hasDL = dl.Sub(start), ok
+			return c.release(ctx, v)
+		})
+		require.NoError(t, err)
+		cancel(errors.New("reconcile timed out"))
+		_, err = acquire.Tentative(s, "firewall", c.reserve("firewall"), c.release)
+		return err
+	}, acquire.ReleaseTimeout(time.Minute))
+
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Empty(t, c.inventory(), "a cancelled operation still releases what it acquired")
+	assert.NoError(t, seen.err, "the release context is not cancelled with the operation's")
+	assert.NoError(t, seen.cause, "nor does context.Cause see the operation's cancellation")
+	assert.Equal(t, "trace-1", seen.value, "the release context keeps the operation's values")
+	assert.True(t, seen.hasDL, "every release has a deadline")
+	assert.InDelta(t, time.Minute, seen.deadline, float64(10*time.Second))
+}
+
+func TestReleaseTimeoutBoundsRelease(t *testing.T) {
+	var orphans []*lease.OrphanError
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		_, err := acquire.Temporary(s, "stuck",
+			func(context.Context) (int, error) { return 1, nil },
+			func(ctx context.Context, _ int) error {
+				<-ctx.Done() // a release that hangs until its deadline
+				return ctx.Err()
+			})
+		return err
+	}, acquire.ReleaseTimeout(time.Millisecond), acquire.OnOrphan(func(_ context.Context, oe *lease.OrphanError) {
+		orphans = append(orphans, oe)
+	}))
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Len(t, orphans, 1)
+	assert.Equal(t, "stuck", orphans[0].Name)
+}
+
+func TestReleaseContextEndsWithRelease(t *testing.T) {
+	var leaked context.Context
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		s.Defer("leak", func(ctx context.Context) error {
+			leaked = ctx
+			return nil
+		})
+		return nil
+	})
+	require.NoError(t, err)
+	assert.ErrorIs(t, leaked.Err(), context.Canceled, "work a release left running sees its context end")
+	select {
+	case <-leaked.Done():
+	default:
+		t.Error("Done is not closed after the release returned")
+	}
+}
+
+func TestFailedReleaseIsOrphan(t *testing.T) {
+	c := newCloud()
+	c.failRelease["address"] = errFlaky
+	c.failAcquire["forwarding-rule"] = errQuota
+	var got []*lease.OrphanError
+	var addr *lease.Lease[string]
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		var err error
+		addr, err = acquire.Temporary(s, "address", c.reserve("address"), c.release)
+		require.NoError(t, err)
+		_, err = acquire.Tentative(s, "forwarding-rule", c.reserve("forwarding-rule"), c.release)
+		return err
+	}, acquire.OnOrphan(func(ctx context.Context, oe *lease.OrphanError) {
+		require.NoError(t, ctx.Err())
+		got = append(got, oe)
+	}))
+
+	require.ErrorIs(t, err, errQuota, "the operation's own error is kept")
+	require.ErrorIs(t, err, errFlaky, "the release failure is returned too")
+	var oe *lease.OrphanError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, "address", oe.Name)
+	require.Len(t, got, 1, "OnOrphan is called once per failed release")
+	assert.Same(t, oe, got[0])
+	assert.Equal(t, lease.Orphaned, addr.State())
+	assert.True(t, c.exists("address"), "the orphan really is still there")
+
+	delete(c.failRelease, "address")
+	require.NoError(t, addr.Release(context.Background()), "an orphan can be released later")
+	assert.False(t, c.exists("address"))
+}
+
+func TestEveryFailedReleaseIsReported(t *testing.T) {
+	c := newCloud()
+	errA, errB := errors.New("a failed"), errors.New("b failed")
+	c.failRelease["a"], c.failRelease["b"] = errA, errB
+	calls := 0
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		_, _ = acquire.Temporary(s, "a", c.reserve("a"), c.release)
+		s.Defer("b", c.cleanup("b"))
+		_, _ = acquire.Temporary(s, "c", c.reserve("c"), c.release)
+		return nil
+	}, acquire.OnOrphan(func(context.Context, *lease.OrphanError) { calls++ }))
+	assert.ErrorIs(t, err, errA)
+	assert.ErrorIs(t, err, errB)
+	assert.Equal(t, 2, calls)
+	assert.Equal(t, "lease: b orphaned: b failed; lease: a orphaned: a failed", err.Error())
+	assert.Equal(t, []string{"a"}, c.inventory(), "c was still released after b failed")
+}
+
+func TestPanickingReleaseDoesNotStopOthers(t *testing.T) {
+	c := newCloud()
+	var orphans []string
+	var recovered any
+	func() {
+		defer func() { recovered = recover() }()
+		_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+			_, _ = acquire.Temporary(s, "a", c.reserve("a"), c.release)
+			s.Defer("bad", func(context.Context) error { panic("nil client") })
+			return nil
+		}, acquire.OnOrphan(func(_ context.Context, oe *lease.OrphanError) { orphans = append(orphans, oe.Error()) }))
+	}()
+	assert.Equal(t, "nil client", recovered, "a release's panic is raised again after the other releases")
+	assert.Empty(t, c.inventory())
+	assert.Equal(t, []string{"lease: bad orphaned: acquire: release panicked: nil client"}, orphans)
+}
+
+func TestTentativeKeptOnSuccessUnlessFailed(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fail=%v", fail), func(t *testing.T) {
+			c := newCloud()
+			var rule *lease.Lease[string]
+			err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+				var err error
+				rule, err = acquire.Tentative(s, "rule", c.reserve("rule"), c.release)
+				require.NoError(t, err)
+				if fail {
+					return errFlaky
+				}
+				return nil
+			})
+			if fail {
+				require.ErrorIs(t, err, errFlaky)
+				assert.Equal(t, lease.Released, rule.State())
+				assert.Empty(t, c.inventory())
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, lease.Kept, rule.State())
+				assert.Equal(t, []string{"rule"}, c.inventory())
+			}
+		})
+	}
+}
+
+// TestKeepUserOwnedAddress: an address the user reserved under their own name is used, and
+// never released, even when the operation fails (kubernetes#20663).
+func TestKeepUserOwnedAddress(t *testing.T) {
+	c := newCloud()
+	c.held["user-ip"] = true
+	c.failAcquire["forwarding-rule"] = errQuota
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		addr, err := acquire.Temporary(s, "user-ip", func(context.Context) (string, error) { return "user-ip", nil }, c.release)
+		if err != nil {
+			return err
+		}
+		addr.Keep() // it was the user's before we came: not ours to release
+		_, err = acquire.Tentative(s, "forwarding-rule", c.reserve("forwarding-rule"), c.release)
+		return err
+	})
+	require.ErrorIs(t, err, errQuota)
+	assert.Equal(t, []string{"user-ip"}, c.inventory())
+}
+
+func TestAcquireFailureRegistersNothing(t *testing.T) {
+	released := false
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		l, err := acquire.Temporary(s, "address",
+			func(context.Context) (string, error) { return "half-made", errQuota },
+			func(context.Context, string) error { released = true; return nil })
+		assert.Nil(t, l)
+		return err
+	})
+	require.ErrorIs(t, err, errQuota)
+	assert.False(t, released, "a failed acquire is never released")
+}
+
+func TestUseAfterEnd(t *testing.T) {
+	c := newCloud()
+	var orphans []string
+	var s *acquire.Scope
+	require.NoError(t, acquire.Run(context.Background(), func(ctx context.Context, sc *acquire.Scope) error {
+		s = sc
+		return nil
+	}, acquire.OnOrphan(func(_ context.Context, oe *lease.OrphanError) { orphans = append(orphans, oe.Name) })))
+
+	called := false
+	l, err := acquire.Temporary(s, "late", func(context.Context) (int, error) { called = true; return 1, nil },
+		func(context.Context, int) error { return nil })
+	assert.Nil(t, l)
+	require.ErrorIs(t, err, acquire.ErrEnded)
+	assert.Equal(t, "acquire late: acquire: scope has ended", err.Error())
+	_, err = acquire.Tentative(s, "late2", func(context.Context) (int, error) { called = true; return 1, nil },
+		func(context.Context, int) error { return nil })
+	require.ErrorIs(t, err, acquire.ErrEnded)
+	assert.False(t, called, "acquire is not called after the end")
+
+	s.Defer("cleanup", c.cleanup("cleanup"))
+	assert.Equal(t, []string{"cleanup cleanup"}, c.calls(), "a late Defer runs at once")
+	c.failRelease["bad"] = errFlaky
+	s.Defer("bad", c.cleanup("bad"))
+	assert.Equal(t, []string{"bad"}, orphans, "a late Defer's failure goes to OnOrphan")
+}
+
+// TestAcquireDuringEnd: a goroutine that outlives the operation acquires while the scope ends;
+// what it acquired is released at once, not leaked.
+func TestAcquireDuringEnd(t *testing.T) {
+	c := newCloud()
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	result := make(chan error, 1)
+	require.NoError(t, acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		go func() {
+			_, err := acquire.Temporary(s, "late", func(ctx context.Context) (string, error) {
+				close(entered)
+				<-proceed // the scope ends while this acquire runs
+				return c.reserve("late")(ctx)
+			}, c.release)
+			result <- err
+		}()
+		<-entered
+		return nil
+	}))
+	close(proceed)
+	require.ErrorIs(t, <-result, acquire.ErrEnded)
+	assert.Empty(t, c.inventory())
+	assert.Equal(t, []string{"reserve late", "release late"}, c.calls())
+}
+
+func TestConcurrentAcquisitions(t *testing.T) {
+	ctx := leasetest.Context(t, context.Background())
+	c := newCloud()
+	const n = 64
+	err := acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				name := fmt.Sprintf("r%02d", i)
+				var err error
+				switch i % 3 {
+				case 0:
+					_, err = acquire.Temporary(s, name, c.reserve(name), c.release)
+				case 1:
+					_, err = acquire.Tentative(s, name, c.reserve(name), c.release)
+				default:
+					s.Defer(name, c.cleanup(name))
+				}
+				errs <- err
+			}(i)
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+		assert.Len(t, c.inventory(), 2*n/3+1)
+		return errFlaky
+	})
+	require.ErrorIs(t, err, errFlaky)
+	assert.Empty(t, c.inventory())
+}
+
+func TestNewEnd(t *testing.T) {
+	tests := []struct {
+		name    string
+		giveErr error
+		panics  bool
+		want    []string
+	}{
+		{name: "success", want: []string{"rule"}},
+		{name: "error", giveErr: errQuota, want: []string{}},
+		{name: "panic", panics: true, want: []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := leasetest.Context(t, context.Background())
+			c := newCloud()
+			ensure := func() (err error) {
+				s := acquire.New(ctx)
+				defer s.End(&err)
+				if _, err := acquire.Temporary(s, "address", c.reserve("address"), c.release); err != nil {
+					return err
+				}
+				if _, err := acquire.Tentative(s, "rule", c.reserve("rule"), c.release); err != nil {
+					return err
+				}
+				if tt.panics {
+					panic("boom")
+				}
+				return tt.giveErr
+			}
+			if tt.panics {
+				assert.PanicsWithValue(t, "boom", func() { _ = ensure() }, "End re-raises the same panic")
+			} else {
+				assert.Equal(t, tt.giveErr, ensure())
+			}
+			assert.Equal(t, tt.want, c.inventory())
+		})
+	}
+}
+
+func TestEndAppendsOrphans(t *testing.T) {
+	c := newCloud()
+	c.failRelease["address"] = errFlaky
+	ensure := func() (err error) {
+		s := acquire.New(context.Background())
+		defer s.End(&err)
+		_, err = acquire.Temporary(s, "address", c.reserve("address"), c.release)
+		return err
+	}
+	err := ensure()
+	var oe *lease.OrphanError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, "address", oe.Name)
+	assert.ErrorIs(t, err, errFlaky)
+}
+
+func TestEndTwiceAndNilErrp(t *testing.T) {
+	c := newCloud()
+	s := acquire.New(context.Background())
+	_, err := acquire.Temporary(s, "a", c.reserve("a"), c.release)
+	require.NoError(t, err)
+	s.End(nil)
+	s.End(nil)
+	assert.Equal(t, []string{"reserve a", "release a"}, c.calls())
+}
+
+func TestMisusePanics(t *testing.T) {
+	s := acquire.New(context.Background())
+	defer s.End(nil)
+	assert.PanicsWithValue(t, `acquire: "x" needs both an acquire and a release function`, func() {
+		_, _ = acquire.Temporary[int](s, "x", func(context.Context) (int, error) { return 1, nil }, nil)
+	})
+	assert.Panics(t, func() { s.Defer("y", nil) })
+	assert.Panics(t, func() { acquire.ReleaseTimeout(0) })
+}
