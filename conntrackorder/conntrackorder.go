@@ -22,6 +22,7 @@ type Tracker struct {
 	services  map[string]*service
 	endpoints map[string]endpointSet // by service port name; also names not yet known
 	pending   map[Filter]pendingMark
+	peak      int    // the most filters pending since pending was last allocated
 	clock     uint64 // counts collect calls; orders pending and tells a flush what it covered
 }
 
@@ -214,6 +215,17 @@ func (t *Tracker) flushed(plan Plan, mark uint64) {
 			delete(t.pending, f)
 		}
 	}
+	// A map keeps its buckets after deletes, and ranging over it costs the buckets. Without
+	// this, the first flush of a large table (every service is new) would make every later
+	// Pending cost as much as that table. Reallocating when at most a quarter is left costs
+	// O(1) per deleted filter over time; a small map is not worth it.
+	if t.peak > 64 && len(t.pending) <= t.peak/4 {
+		pending := make(map[Filter]pendingMark, len(t.pending))
+		for f, m := range t.pending {
+			pending[f] = m
+		}
+		t.pending, t.peak = pending, len(pending)
+	}
 }
 
 // group returns the position of f's group in the flush order.
@@ -237,6 +249,9 @@ func (t *Tracker) collect(f Filter) {
 	}
 	m.last = t.clock
 	t.pending[f] = m
+	if len(t.pending) > t.peak {
+		t.peak = len(t.pending)
+	}
 }
 
 // collectLost collects the filters for the addresses and ports old has and cur (nil when the
