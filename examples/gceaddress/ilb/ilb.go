@@ -103,10 +103,13 @@ func ipToUse(lb loadBalancer, existing *gcecloud.ForwardingRule) string {
 	return ""
 }
 
+// ensureHealthCheck, ensureFirewall and ensureBackendService create their resource when it is
+// missing. An existing one is left as it is: updating a changed spec is not part of this
+// reproduction.
 func ensureHealthCheck(ctx context.Context, c *gcecloud.Cloud, lb loadBalancer) error {
 	_, err := c.GetHealthCheck(ctx, lb.healthCheckName())
 	if !errors.Is(err, gcecloud.ErrNotFound) {
-		return err
+		return err // nil when it exists
 	}
 	return c.InsertHealthCheck(ctx, gcecloud.HealthCheck{
 		Name: lb.healthCheckName(), Path: healthCheckPath, Port: healthCheckPort,
@@ -147,7 +150,7 @@ func releaseOwn(ctx context.Context, c *gcecloud.Cloud, lb loadBalancer) error {
 func ensureFirewall(ctx context.Context, c *gcecloud.Cloud, lb loadBalancer, ip string) error {
 	_, err := c.GetFirewall(ctx, lb.firewallName())
 	if !errors.Is(err, gcecloud.ErrNotFound) {
-		return err
+		return err // nil when it exists
 	}
 	return c.InsertFirewall(ctx, gcecloud.Firewall{
 		Name: lb.firewallName(), Destination: ip, Protocol: lb.protocol, Ports: lb.ports,
@@ -157,7 +160,7 @@ func ensureFirewall(ctx context.Context, c *gcecloud.Cloud, lb loadBalancer, ip 
 func ensureBackendService(ctx context.Context, c *gcecloud.Cloud, lb loadBalancer) error {
 	_, err := c.GetBackendService(ctx, lb.backendServiceName())
 	if !errors.Is(err, gcecloud.ErrNotFound) {
-		return err
+		return err // nil when it exists
 	}
 	return c.InsertBackendService(ctx, gcecloud.BackendService{
 		Name: lb.backendServiceName(), Protocol: lb.protocol, HealthCheck: lb.healthCheckName(),
