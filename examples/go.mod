@@ -6,10 +6,12 @@ replace github.com/safereconcile/safereconcile => ../
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/stretchr/testify v1.10.0
+	github.com/stretchr/testify v1.11.1
 	k8s.io/api v0.34.2
 	k8s.io/apimachinery v0.34.2
 )
+
+require go.uber.org/multierr v1.11.0 // indirect
 
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect

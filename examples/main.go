@@ -11,11 +11,14 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/safereconcile/safereconcile/examples/gceaddress/ilb"
 	"github.com/safereconcile/safereconcile/examples/internal/scenario"
 )
 
 // scenarios lists every reproduction; an example package adds its row with one line here.
-var scenarios = []scenario.Scenario{}
+var scenarios = []scenario.Scenario{
+	ilb.Scenario, // kubernetes#97740: the leaked address reservation
+}
 
 func main() {
 	if err := run(context.Background(), os.Stdout, scenarios); err != nil {
