@@ -21,10 +21,14 @@
 //
 // Register a resource the moment it exists: acquire it with Temporary or Tentative, which
 // register the release before they return, so no later step can fail in between. Do not
-// release by hand on the success path; let the scope do it. Call [lease.Lease.Keep] on a lease
-// when the resource turns out not to be yours to release (an address the user reserved under
-// their own name): reviewers of kubernetes#20663 preferred leaking an address to deleting a
-// customer's, and Keep states that choice in code.
+// release by hand on the success path; let the scope do it.
+//
+// Acquire through a scope only what is yours to release. When a resource turns out, once
+// acquired, not to be yours (the acquire function found an address the user had reserved under
+// their own name), call [lease.Lease.Keep] at once, before anything else can fail: reviewers of
+// kubernetes#20663 preferred leaking an address to deleting a customer's, and Keep states that
+// choice in code. What you know beforehand is not yours, do not acquire through the scope at
+// all. Keep is also how a resource is handed to a longer-lived owner.
 //
 // When the scope ends, releases run one at a time, newest first, as deferred calls do: a
 // forwarding rule that uses an address is torn down before the address. Each release runs

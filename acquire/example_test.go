@@ -151,22 +151,32 @@ func ExampleOnOrphan() {
 	// error: lease: address ilb-a1b2 orphaned: 503 backend error
 }
 
-// An address the user reserved under their own name is used but never released: Keep takes it
-// out of the scope's hands. Reviewers preferred leaking an IP to deleting a customer's
+// An address the user reserved under their own name is used but never released. The acquire
+// function finds out whose address it is; Keep takes it out of the scope's hands at once,
+// before any later step can fail. Reviewers preferred leaking an IP to deleting a customer's
 // (kubernetes#20663).
 func ExampleScope_keepUserAddress() {
+	type address struct {
+		IP        string
+		UserOwned bool
+	}
 	c := exampleCloud{failRule: true}
-	userReserved := "10.128.0.9" // found by name: the user created it, not this controller
 	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-		addr, err := acquire.Temporary(s, "address user-ip",
-			func(ctx context.Context) (string, error) { return userReserved, nil },
-			c.releaseAddress)
+		addr, err := acquire.Temporary(s, "address ilb-a1b2",
+			func(ctx context.Context) (address, error) {
+				// The Service asks for 10.128.0.9, which the user reserved themselves: the
+				// address manager finds it instead of reserving a new one.
+				return address{IP: "10.128.0.9", UserOwned: true}, nil
+			},
+			func(ctx context.Context, a address) error { return c.releaseAddress(ctx, a.IP) })
 		if err != nil {
 			return err
 		}
-		addr.Keep() // not ours: never release it, whatever happens next
+		if addr.Value().UserOwned {
+			addr.Keep() // not ours: never release it, whatever happens next
+		}
 		_, err = acquire.Tentative(s, "forwarding rule",
-			func(ctx context.Context) (string, error) { return c.createRule(ctx, addr.Value()) },
+			func(ctx context.Context) (string, error) { return c.createRule(ctx, addr.Value().IP) },
 			c.deleteRule)
 		return err
 	})

@@ -244,3 +244,23 @@ func waitBlocked(n int) {
 		runtime.Gosched()
 	}
 }
+
+func TestLedgerOrphanRecoveredByName(t *testing.T) {
+	var g lease.Ledger
+	first := lease.New("addresses/lb-1", "10.0.0.7", (&releases{fails: 1}).release)
+	g.Add(first)
+	require.Error(t, first.Release(context.Background()))
+	require.Len(t, g.Outstanding(), 1, "an orphan is outstanding")
+
+	held := lease.New("addresses/lb-1", "10.0.0.7", (&releases{}).release)
+	g.Add(held)
+	assert.Len(t, g.Outstanding(), 2, "a held lease of the same name does not recover the orphan")
+
+	require.NoError(t, held.Release(context.Background()))
+	assert.Empty(t, g.Outstanding(), "the next attempt released the leftover by its name")
+
+	other := lease.New("addresses/lb-2", "10.0.0.8", (&releases{fails: 1}).release)
+	g.Add(other)
+	require.Error(t, other.Release(context.Background()))
+	assert.Len(t, g.Outstanding(), 1, "only a release of the same name recovers an orphan")
+}

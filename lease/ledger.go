@@ -35,18 +35,37 @@ func (g *Ledger) Add(l Tracked) {
 
 // Outstanding returns the recorded leases that are still [Held] or [Orphaned], in the order
 // they were added. The result is a new slice; it is empty when nothing is outstanding.
+//
+// An Orphaned lease is not outstanding once a lease with the same name, added after it, has
+// been Released: names identify the external resource, and that is how a retry recovers an
+// orphan (the next attempt releases the leftover by its name). A Held lease is always listed.
 func (g *Ledger) Outstanding() []Tracked {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return outstanding(nil, g.leases)
 }
 
-// outstanding appends to dst the leases of src that are Held or Orphaned. dst may alias src.
+// outstanding appends to dst the leases of src that are outstanding. dst may alias src.
 func outstanding(dst, src []Tracked) []Tracked {
-	for _, l := range src {
-		if s := l.State(); s == Held || s == Orphaned {
-			dst = append(dst, l)
+	states := make([]State, len(src))
+	released := make(map[string]int) // name → index of the last Released lease of that name
+	for i, l := range src {
+		states[i] = l.State()
+		if states[i] == Released {
+			released[l.Name()] = i
 		}
+	}
+	for i, l := range src {
+		switch states[i] {
+		case Held:
+		case Orphaned:
+			if j, ok := released[l.Name()]; ok && j > i {
+				continue // recovered: a later lease released the same resource by name
+			}
+		default:
+			continue
+		}
+		dst = append(dst, l)
 	}
 	return dst
 }
