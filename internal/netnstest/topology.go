@@ -1,0 +1,174 @@
+//go:build linux
+
+package netnstest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os/exec"
+	"strconv"
+	"testing"
+)
+
+// Addrs are the addresses of one family in a [Topology].
+type Addrs struct {
+	Client netip.Addr // the client, on the client–node link
+	Node   netip.Addr // the node on the client–node link: where NodePorts are reached
+	Pod    netip.Addr // the pod, on the node–pod link; its default route is the node
+	// Gateway is the node's address on the node–pod link.
+	Gateway netip.Addr
+}
+
+// A Topology is three namespaces, client — node — pod, joined by two veth pairs, dual-stack:
+//
+//	client 198.18.1.2  ── 198.18.1.1  node  198.18.2.1 ── 198.18.2.2  pod
+//	       2001:db8:1::2 ── 2001:db8:1::1   2001:db8:2::1 ── 2001:db8:2::2
+//
+// The node forwards IPv4 and IPv6 and tracks connections; the pod routes through the node;
+// the client reaches only the node. There is no masquerading: the pod sees the client's
+// address, and the node's conntrack entry undoes a DNAT on the way back, as on a Kubernetes
+// node with externalTrafficPolicy Local.
+type Topology struct {
+	Client, Node, Pod *Namespace
+	IPv4, IPv6        Addrs
+}
+
+// NewTopology builds a [Topology] for tb; its namespaces are deleted when tb ends. Call
+// [Require] first.
+//
+// The node gets `iptables -A FORWARD -m conntrack --ctstate INVALID -j DROP` and the same for
+// ip6tables, so that conntrack is on from the first packet; the nat table is left empty for
+// the test to program.
+func NewTopology(tb testing.TB) *Topology {
+	tb.Helper()
+	t := &Topology{
+		Client: New(tb, "client"),
+		Node:   New(tb, "node"),
+		Pod:    New(tb, "pod"),
+		IPv4: Addrs{
+			Client:  netip.MustParseAddr("198.18.1.2"),
+			Node:    netip.MustParseAddr("198.18.1.1"),
+			Gateway: netip.MustParseAddr("198.18.2.1"),
+			Pod:     netip.MustParseAddr("198.18.2.2"),
+		},
+		IPv6: Addrs{
+			Client:  netip.MustParseAddr("2001:db8:1::2"),
+			Node:    netip.MustParseAddr("2001:db8:1::1"),
+			Gateway: netip.MustParseAddr("2001:db8:2::1"),
+			Pod:     netip.MustParseAddr("2001:db8:2::2"),
+		},
+	}
+	// Interface names are per namespace, so fixed names cannot collide between tests.
+	// Each pair is created in the node and its peer moved straight into the other namespace.
+	t.Node.Exec(tb, "ip", "link", "add", "to-client", "type", "veth", "peer", "name", "to-node", "netns", t.Client.Name())
+	t.Node.Exec(tb, "ip", "link", "add", "to-pod", "type", "veth", "peer", "name", "to-node", "netns", t.Pod.Name())
+	for _, a := range []struct {
+		ns   *Namespace
+		dev  string
+		addr netip.Addr
+		bits int
+	}{
+		{t.Client, "to-node", t.IPv4.Client, 24},
+		{t.Client, "to-node", t.IPv6.Client, 64},
+		{t.Node, "to-client", t.IPv4.Node, 24},
+		{t.Node, "to-client", t.IPv6.Node, 64},
+		{t.Node, "to-pod", t.IPv4.Gateway, 24},
+		{t.Node, "to-pod", t.IPv6.Gateway, 64},
+		{t.Pod, "to-node", t.IPv4.Pod, 24},
+		{t.Pod, "to-node", t.IPv6.Pod, 64},
+	} {
+		prefix := netip.PrefixFrom(a.addr, a.bits).String()
+		if a.addr.Is4() {
+			a.ns.Exec(tb, "ip", "addr", "add", prefix, "dev", a.dev)
+		} else {
+			// nodad: duplicate address detection would keep the address tentative, and
+			// unusable, for a second or two.
+			a.ns.Exec(tb, "ip", "-6", "addr", "add", prefix, "dev", a.dev, "nodad")
+		}
+	}
+	t.Client.Exec(tb, "ip", "link", "set", "to-node", "up")
+	t.Node.Exec(tb, "ip", "link", "set", "to-client", "up")
+	t.Node.Exec(tb, "ip", "link", "set", "to-pod", "up")
+	t.Pod.Exec(tb, "ip", "link", "set", "to-node", "up")
+	t.Pod.Exec(tb, "ip", "route", "add", "default", "via", t.IPv4.Gateway.String())
+	t.Pod.Exec(tb, "ip", "-6", "route", "add", "default", "via", t.IPv6.Gateway.String())
+	for _, s := range []string{"net/ipv4/ip_forward", "net/ipv6/conf/all/forwarding"} {
+		if err := t.Node.WriteSysctl(s, "1"); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	// The kernel registers conntrack's hooks in a namespace only once a rule needs them.
+	// Without this rule the datagram sent before the DNAT rule exists would leave no entry
+	// behind, and a stale-entry test would pass for the wrong reason.
+	for _, cmd := range []string{"iptables", "ip6tables"} {
+		t.Node.Exec(tb, cmd, "-w", "-A", "FORWARD", "-m", "conntrack", "--ctstate", "INVALID", "-j", "DROP")
+	}
+	return t
+}
+
+// A DNAT is one destination NAT rule in the nat table's PREROUTING chain, the way kube-proxy
+// programs a NodePort: `-p <Protocol> --dport <Port> -j DNAT --to-destination <To>`.
+type DNAT struct {
+	Protocol string         // "udp", "tcp" or "sctp"
+	Port     uint16         // the destination port the rule catches, e.g. a NodePort
+	To       netip.AddrPort // the backend; its family picks iptables or ip6tables
+}
+
+// args returns the rule's iptables command and its rule specification.
+func (r DNAT) args() (string, []string, error) {
+	if r.Protocol == "" || r.Port == 0 || !r.To.IsValid() || r.To.Port() == 0 {
+		return "", nil, fmt.Errorf("netnstest: incomplete DNAT rule %+v", r)
+	}
+	cmd := "iptables"
+	if r.To.Addr().Is6() {
+		cmd = "ip6tables"
+	}
+	// AddrPort.String brackets IPv6 addresses, which is the form ip6tables expects.
+	return cmd, []string{"PREROUTING", "-p", r.Protocol, "--dport", strconv.Itoa(int(r.Port)),
+		"-j", "DNAT", "--to-destination", r.To.String()}, nil
+}
+
+// EnsureDNAT adds the rule to the namespace unless it is already there, so that it can be
+// called on every sync of a program function.
+func (ns *Namespace) EnsureDNAT(ctx context.Context, r DNAT) error {
+	cmd, spec, err := r.args()
+	if err != nil {
+		return err
+	}
+	ok, err := ns.hasRule(ctx, cmd, spec)
+	if err != nil || ok {
+		return err
+	}
+	_, err = ns.Run(ctx, cmd, append([]string{"-w", "-t", "nat", "-A"}, spec...)...)
+	return err
+}
+
+// DeleteDNAT removes the rule from the namespace; a rule that is not there is no error.
+func (ns *Namespace) DeleteDNAT(ctx context.Context, r DNAT) error {
+	cmd, spec, err := r.args()
+	if err != nil {
+		return err
+	}
+	ok, err := ns.hasRule(ctx, cmd, spec)
+	if err != nil || !ok {
+		return err
+	}
+	_, err = ns.Run(ctx, cmd, append([]string{"-w", "-t", "nat", "-D"}, spec...)...)
+	return err
+}
+
+// hasRule reports whether the nat table holds the rule (`iptables -C`, which exits 1 when
+// the rule is missing).
+func (ns *Namespace) hasRule(ctx context.Context, cmd string, spec []string) (bool, error) {
+	_, err := ns.Run(ctx, cmd, append([]string{"-w", "-t", "nat", "-C"}, spec...)...)
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return false, nil
+	}
+	return false, err
+}
