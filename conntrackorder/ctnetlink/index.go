@@ -1,0 +1,190 @@
+//go:build linux
+
+package ctnetlink
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
+
+	"github.com/safereconcile/safereconcile/conntrackorder"
+)
+
+// shape says which optional fields of a filter are set. A plan has at most seven shapes, and
+// an entry is matched by one lookup per shape present.
+type shape uint8
+
+const (
+	byOrigDst shape = 1 << iota
+	byDstPort
+	byReplySrc
+)
+
+// key is a filter with its unset fields zero, or an entry's fields projected onto a shape.
+//
+// One map holds the keys of every shape. A lookup under shape s cannot find a filter of
+// another shape that does not match: a filter's set fields are never zero (addresses are
+// valid, ports non-zero), so its key equals the projection only if every field it sets is
+// also in s and equal to the entry's.
+type key struct {
+	origDst  netip.Addr
+	replySrc netip.Addr
+	dstPort  uint16
+	proto    uint8
+}
+
+// index is a plan turned into sets: which protocols it names, which shapes it has, and the
+// key of every filter.
+type index struct {
+	keys   map[key]struct{}
+	shapes []shape // each shape of the plan once
+	protos [256]bool
+	// ports has a bit for each DstPort of the plan. Most entries of a busy table go to a
+	// port no filter names; for them the shapes with a port cost one bit test, not a lookup.
+	ports  [65536 / 64]uint64
+	v4, v6 bool // address families to dump
+}
+
+// family is an address family to dump, with its name for errors.
+type family struct {
+	nl   netlink.InetFamily
+	name string
+}
+
+// newIndex checks every filter of plan and indexes them. It returns the first bad filter's
+// error; a nil error means the whole plan can be applied.
+func newIndex(plan conntrackorder.Plan) (*index, error) {
+	x := &index{keys: make(map[key]struct{}, len(plan))}
+	var seen [(byOrigDst | byDstPort | byReplySrc) + 1]bool
+	for i, f := range plan {
+		k, err := keyOf(f)
+		if err != nil {
+			return nil, fmt.Errorf("ctnetlink: plan filter %d: %w", i, err)
+		}
+		x.keys[k] = struct{}{}
+		x.protos[k.proto] = true
+		if k.dstPort != 0 {
+			x.ports[k.dstPort/64] |= 1 << (k.dstPort % 64)
+		}
+		s := shapeOf(k)
+		if !seen[s] {
+			seen[s] = true
+			x.shapes = append(x.shapes, s)
+		}
+		// A filter without addresses matches flows of both families: conntrack(8) without
+		// -f deletes in both tables too, and a NodePort is open on every node address.
+		addr := k.origDst
+		if !addr.IsValid() {
+			addr = k.replySrc
+		}
+		switch {
+		case !addr.IsValid():
+			x.v4, x.v6 = true, true
+		case addr.Is4():
+			x.v4 = true
+		default:
+			x.v6 = true
+		}
+	}
+	return x, nil
+}
+
+// keyOf validates one filter and returns its key.
+func keyOf(f conntrackorder.Filter) (key, error) {
+	// The same refusals as every backend: unknown protocol, a filter that sets only the
+	// protocol (it would delete every flow of it), addresses no entry can carry, mixed
+	// families.
+	if err := f.Validate(); err != nil {
+		return key{}, err
+	}
+	if f.Protocol == conntrackorder.SCTP && f.DstPort != 0 {
+		// netlink v1.3.1's parseIpTuple skips the port attributes of every protocol but TCP
+		// and UDP, so an SCTP entry reaches the matcher with both ports 0 (measured on a
+		// real kernel). Its addresses are parsed, so address-only SCTP filters do work.
+		return key{}, fmt.Errorf("%w: %v", ErrSCTPPort, f)
+	}
+	k := key{origDst: f.OrigDst, replySrc: f.ReplySrc, dstPort: f.DstPort}
+	switch f.Protocol {
+	case conntrackorder.TCP:
+		k.proto = unix.IPPROTO_TCP
+	case conntrackorder.UDP:
+		k.proto = unix.IPPROTO_UDP
+	case conntrackorder.SCTP:
+		k.proto = unix.IPPROTO_SCTP
+	}
+	return k, nil
+}
+
+// shapeOf says which optional fields k sets.
+func shapeOf(k key) shape {
+	var s shape
+	if k.origDst.IsValid() {
+		s |= byOrigDst
+	}
+	if k.dstPort != 0 {
+		s |= byDstPort
+	}
+	if k.replySrc.IsValid() {
+		s |= byReplySrc
+	}
+	return s
+}
+
+// families lists the address families the plan needs dumped, IPv4 first.
+func (x *index) families() []family {
+	var fs []family
+	if x.v4 {
+		fs = append(fs, family{nl: unix.AF_INET, name: "ipv4"})
+	}
+	if x.v6 {
+		fs = append(fs, family{nl: unix.AF_INET6, name: "ipv6"})
+	}
+	return fs
+}
+
+// match reports whether flow matches any filter of the index, in at most one map lookup per
+// shape.
+func (x *index) match(flow *netlink.ConntrackFlow) bool {
+	proto := flow.Forward.Protocol
+	if !x.protos[proto] {
+		return false
+	}
+	dport := flow.Forward.DstPort
+	portKnown := x.ports[dport/64]&(1<<(dport%64)) != 0
+	origDst := addrOf(flow.FamilyType, flow.Forward.DstIP)
+	replySrc := addrOf(flow.FamilyType, flow.Reverse.SrcIP)
+	for _, s := range x.shapes {
+		k := key{proto: proto}
+		if s&byDstPort != 0 {
+			if !portKnown {
+				continue
+			}
+			k.dstPort = dport
+		}
+		if s&byOrigDst != 0 {
+			k.origDst = origDst
+		}
+		if s&byReplySrc != 0 {
+			k.replySrc = replySrc
+		}
+		if _, ok := x.keys[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// addrOf converts an address of an entry of the given family as netlink parsed it: 4 bytes
+// for IPv4, 16 for IPv6. A missing address gives the zero Addr, which equals no filter
+// address.
+func addrOf(fam uint8, ip []byte) netip.Addr {
+	a, _ := netip.AddrFromSlice(ip)
+	if fam == unix.AF_INET {
+		// An IPv4 entry's address must compare equal to the filter's 4-byte form even if it
+		// ever arrives in net.IP's 16-byte form.
+		a = a.Unmap()
+	}
+	return a
+}
