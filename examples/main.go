@@ -13,11 +13,13 @@ import (
 
 	"github.com/safereconcile/safereconcile/examples/gceaddress/ilb"
 	"github.com/safereconcile/safereconcile/examples/internal/scenario"
+	"github.com/safereconcile/safereconcile/examples/servicequota/admission"
 )
 
 // scenarios lists every reproduction; an example package adds its row with one line here.
 var scenarios = []scenario.Scenario{
-	ilb.Scenario, // kubernetes#97740: the leaked address reservation
+	ilb.Scenario,       // kubernetes#97740: the leaked address reservation
+	admission.Scenario, // kubernetes#97437: the zero entry that failed a quota check
 }
 
 func main() {
