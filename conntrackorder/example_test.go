@@ -1,0 +1,136 @@
+package conntrackorder_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+
+	"github.com/safereconcile/safereconcile/conntrackorder"
+)
+
+// printFlusher prints the plans it is given instead of deleting entries.
+type printFlusher struct{}
+
+func (printFlusher) Flush(_ context.Context, plan conntrackorder.Plan) error {
+	for _, f := range plan {
+		fmt.Println("  flush", f)
+	}
+	return nil
+}
+
+// A UDP service with a NodePort gets its first endpoint, which later stops serving.
+func ExampleTracker() {
+	tracker := conntrackorder.NewTracker()
+	// Endpoints may arrive before their service; they are kept.
+	_ = tracker.SetEndpoints("ns/dns:dns", []netip.AddrPort{netip.MustParseAddrPort("10.180.0.7:53")})
+	_ = tracker.SetService(conntrackorder.ServicePort{
+		Name:            "ns/dns:dns",
+		Protocol:        conntrackorder.UDP,
+		Port:            53,
+		ClusterIPs:      []netip.Addr{netip.MustParseAddr("172.30.0.10")},
+		LoadBalancerIPs: []netip.Addr{netip.MustParseAddr("203.0.113.10")},
+		NodePort:        30053,
+	})
+	fmt.Println("service arrived:")
+	for _, f := range tracker.Pending() {
+		fmt.Println(" ", f)
+	}
+
+	// 10.180.0.7 is not serving any more. Nothing was flushed yet, and a pending filter is
+	// never withdrawn: the first three stay.
+	_ = tracker.SetEndpoints("ns/dns:dns", nil)
+	fmt.Println("endpoint gone:")
+	for _, f := range tracker.Pending() {
+		fmt.Println(" ", f)
+	}
+	// Output:
+	// service arrived:
+	//   udp orig-dst 172.30.0.10 dport 53
+	//   udp orig-dst 203.0.113.10 dport 53
+	//   udp dport 30053
+	// endpoint gone:
+	//   udp orig-dst 172.30.0.10 dport 53
+	//   udp orig-dst 203.0.113.10 dport 53
+	//   udp dport 30053
+	//   udp orig-dst 172.30.0.10 dport 53 dst-nat 10.180.0.7
+	//   udp orig-dst 203.0.113.10 dport 53 dst-nat 10.180.0.7
+	//   udp dport 30053 dst-nat 10.180.0.7
+}
+
+// Sync programs the rules, then flushes what was collected. When programming fails, nothing
+// is flushed and nothing is lost: the next Sync flushes it.
+func ExampleSyncer() {
+	tracker := conntrackorder.NewTracker()
+	calls := 0
+	program := func(ctx context.Context) error {
+		calls++
+		if calls == 2 {
+			fmt.Println("  program: fails")
+			return errors.New("iptables-restore: exit status 1")
+		}
+		fmt.Println("  program")
+		return nil
+	}
+	syncer := conntrackorder.NewSyncer(tracker, program, printFlusher{})
+	ctx := context.Background()
+
+	_ = tracker.SetService(conntrackorder.ServicePort{
+		Name:       "ns/dns:dns",
+		Protocol:   conntrackorder.UDP,
+		Port:       53,
+		ClusterIPs: []netip.Addr{netip.MustParseAddr("172.30.0.10")},
+		NodePort:   30053,
+	})
+	fmt.Println("no endpoints:")
+	fmt.Println(" ", syncer.Sync(ctx))
+
+	_ = tracker.SetEndpoints("ns/dns:dns", []netip.AddrPort{netip.MustParseAddrPort("10.180.0.7:53")})
+	fmt.Println("first endpoint:")
+	fmt.Println(" ", syncer.Sync(ctx))
+	fmt.Println("retry:")
+	fmt.Println(" ", syncer.Sync(ctx))
+	// Output:
+	// no endpoints:
+	//   program
+	//   <nil>
+	// first endpoint:
+	//   program: fails
+	//   conntrackorder: program: iptables-restore: exit status 1
+	// retry:
+	//   program
+	//   flush udp orig-dst 172.30.0.10 dport 53
+	//   flush udp dport 30053
+	//   <nil>
+}
+
+// A dual-stack service gets its IPv4 endpoint first and its IPv6 endpoint later: each family
+// gets its own clear, since until then its rules had no backend.
+func ExampleTracker_dualStack() {
+	tracker := conntrackorder.NewTracker()
+	syncer := conntrackorder.NewSyncer(tracker, func(context.Context) error { return nil }, printFlusher{})
+	_ = tracker.SetService(conntrackorder.ServicePort{
+		Name:       "ns/dns:dns",
+		Protocol:   conntrackorder.UDP,
+		Port:       53,
+		ClusterIPs: []netip.Addr{netip.MustParseAddr("172.30.0.10"), netip.MustParseAddr("fd00:30::10")},
+		NodePort:   30053,
+	})
+	v4 := netip.MustParseAddrPort("10.180.0.7:53")
+	v6 := netip.MustParseAddrPort("[fd00:180::7]:53")
+
+	_ = tracker.SetEndpoints("ns/dns:dns", []netip.AddrPort{v4})
+	fmt.Println("IPv4 endpoint:")
+	_ = syncer.Sync(context.Background())
+	_ = tracker.SetEndpoints("ns/dns:dns", []netip.AddrPort{v4, v6})
+	fmt.Println("IPv6 endpoint:")
+	_ = syncer.Sync(context.Background())
+	// Output:
+	// IPv4 endpoint:
+	//   flush udp orig-dst 172.30.0.10 dport 53
+	//   flush udp orig-dst fd00:30::10 dport 53
+	//   flush udp dport 30053
+	// IPv6 endpoint:
+	//   flush udp orig-dst fd00:30::10 dport 53
+	//   flush udp dport 30053
+}
