@@ -12,6 +12,15 @@ import (
 	"testing"
 )
 
+// The topology's MAC addresses: locally administered, and only ever on links inside the
+// topology's namespaces.
+const (
+	macClient       = "02:53:52:54:01:02"
+	macNodeToClient = "02:53:52:54:01:01"
+	macNodeToPod    = "02:53:52:54:02:01"
+	macPod          = "02:53:52:54:02:02"
+)
+
 // Addrs are the addresses of one family in a [Topology].
 type Addrs struct {
 	Client netip.Addr // the client, on the client–node link
@@ -27,7 +36,8 @@ type Addrs struct {
 //	       2001:db8:1::2 ── 2001:db8:1::1   2001:db8:2::1 ── 2001:db8:2::2
 //
 // The node forwards IPv4 and IPv6 and tracks connections; the pod routes through the node;
-// the client reaches only the node. There is no masquerading: the pod sees the client's
+// the client reaches only the node. MAC addresses and neighbor entries are static, so the
+// first datagram goes out at once instead of waiting for ARP or neighbor discovery. There is no masquerading: the pod sees the client's
 // address, and the node's conntrack entry undoes a DNAT on the way back, as on a Kubernetes
 // node with externalTrafficPolicy Local.
 type Topology struct {
@@ -62,8 +72,11 @@ func NewTopology(tb testing.TB) *Topology {
 	}
 	// Interface names are per namespace, so fixed names cannot collide between tests.
 	// Each pair is created in the node and its peer moved straight into the other namespace.
-	t.Node.Exec(tb, "ip", "link", "add", "to-client", "type", "veth", "peer", "name", "to-node", "netns", t.Client.Name())
-	t.Node.Exec(tb, "ip", "link", "add", "to-pod", "type", "veth", "peer", "name", "to-node", "netns", t.Pod.Name())
+	// The MAC addresses are fixed too, so that neighbors can be static (below).
+	t.Node.Exec(tb, "ip", "link", "add", "to-client", "address", macNodeToClient, "type", "veth",
+		"peer", "name", "to-node", "address", macClient, "netns", t.Client.Name())
+	t.Node.Exec(tb, "ip", "link", "add", "to-pod", "address", macNodeToPod, "type", "veth",
+		"peer", "name", "to-node", "address", macPod, "netns", t.Pod.Name())
 	for _, a := range []struct {
 		ns   *Namespace
 		dev  string
@@ -87,6 +100,27 @@ func NewTopology(tb testing.TB) *Topology {
 			// unusable, for a second or two.
 			a.ns.Exec(tb, "ip", "-6", "addr", "add", prefix, "dev", a.dev, "nodad")
 		}
+	}
+	// Static neighbors: with ARP and neighbor discovery, the first datagrams wait in a queue
+	// until resolution, which a lost first solicitation delays by a second (seen for IPv6
+	// right after the links come up). A test that asserts "no reply within 300 ms" would
+	// then see silence for that reason and not for the one it tests.
+	for _, n := range []struct {
+		ns   *Namespace
+		dev  string
+		addr netip.Addr
+		mac  string
+	}{
+		{t.Client, "to-node", t.IPv4.Node, macNodeToClient},
+		{t.Client, "to-node", t.IPv6.Node, macNodeToClient},
+		{t.Node, "to-client", t.IPv4.Client, macClient},
+		{t.Node, "to-client", t.IPv6.Client, macClient},
+		{t.Node, "to-pod", t.IPv4.Pod, macPod},
+		{t.Node, "to-pod", t.IPv6.Pod, macPod},
+		{t.Pod, "to-node", t.IPv4.Gateway, macNodeToPod},
+		{t.Pod, "to-node", t.IPv6.Gateway, macNodeToPod},
+	} {
+		n.ns.Exec(tb, "ip", "neigh", "replace", n.addr.String(), "lladdr", n.mac, "dev", n.dev, "nud", "permanent")
 	}
 	t.Client.Exec(tb, "ip", "link", "set", "to-node", "up")
 	t.Node.Exec(tb, "ip", "link", "set", "to-client", "up")
