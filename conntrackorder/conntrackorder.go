@@ -14,9 +14,13 @@ import (
 // Feed it every change, in the order the changes were applied to the state the program
 // function of the [Syncer] reads. Only [UDP] and [SCTP] service ports produce filters.
 //
+// A collected filter stays pending until a flush that contained it succeeded after
+// programming; no later update withdraws it (see "Pending filters" in the package
+// documentation).
+//
 // Use [NewTracker]; the zero value is not usable. A Tracker is safe for concurrent use, also
-// while a [Syncer.Sync] runs. Its cost per call follows the size of the change, not the number
-// of services it holds.
+// while a [Syncer.Sync] runs. The cost of an update follows the size of the change, and the
+// cost of [Tracker.Pending] the number of pending filters, not the number of services held.
 type Tracker struct {
 	mu        sync.Mutex
 	services  map[string]*service
@@ -260,6 +264,11 @@ func (t *Tracker) collectLost(old, cur *service) {
 	if old == nil || !old.proto.flushes() {
 		return
 	}
+	// Whether or not the service port has endpoints now: flows NATed through an address it
+	// loses keep reaching its backends, or whichever service reuses the address, once the
+	// rule is gone (kubernetes#141371). Knowing that no such flow exists would take the
+	// endpoint history since the last successful flush; an extra flush after programming
+	// deletes nothing a rule still covers.
 	for _, ip := range old.ips {
 		if !cur.has(old.proto, ip, old.port) {
 			t.collect(Filter{Protocol: old.proto, OrigDst: ip, DstPort: old.port})

@@ -425,8 +425,14 @@ func (r *modelRun) fail(format string, args ...any) {
 func (r *modelRun) comparePending() {
 	r.t.Helper()
 	want, _ := r.model.snapshot()
-	if diff := cmp.Diff(want, r.tracker.Pending()); diff != "" {
+	got := r.tracker.Pending()
+	if diff := cmp.Diff(want, got); diff != "" {
 		r.fail("Pending (-model +tracker):\n%s", diff)
+	}
+	for _, f := range got {
+		if err := f.Validate(); err != nil {
+			r.fail("the tracker produced a filter a backend must refuse: %v", err)
+		}
 	}
 }
 
