@@ -49,9 +49,8 @@ type Table struct {
 	h *netlink.Handle
 }
 
-// Table opens a [Table] on the namespace and registers its Close with tb.Cleanup.
-func (ns *Namespace) Table(tb testing.TB) *Table {
-	tb.Helper()
+// OpenTable opens a [Table] on the namespace. The caller must Close it.
+func (ns *Namespace) OpenTable() (*Table, error) {
 	var h *netlink.Handle
 	err := ns.Do(func() error {
 		var err error
@@ -59,9 +58,19 @@ func (ns *Namespace) Table(tb testing.TB) *Table {
 		return err
 	})
 	if err != nil {
-		tb.Fatalf("netnstest: netlink handle in %s: %v", ns.name, err)
+		return nil, fmt.Errorf("netnstest: netlink handle in %s: %w", ns.name, err)
 	}
-	t := &Table{h: h}
+	return &Table{h: h}, nil
+}
+
+// Table is [Namespace.OpenTable] for a test: it registers Close with tb.Cleanup and fails tb
+// on error.
+func (ns *Namespace) Table(tb testing.TB) *Table {
+	tb.Helper()
+	t, err := ns.OpenTable()
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(func() { _ = t.Close() })
 	return t
 }

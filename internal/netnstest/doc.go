@@ -5,11 +5,18 @@
 // a parallel run, leaves namespaces or rules behind, or passes for the wrong reason. Rules:
 //
 //   - Call [Require] first: it skips the test with a sentence that says what is missing (root or
-//     CAP_NET_ADMIN and CAP_SYS_ADMIN, ip, iptables, ip6tables, conntrack).
-//   - Every [Namespace] gets a name unique to the process and the test, and is deleted by
-//     tb.Cleanup, also when the test fails. Deleting a namespace also removes its interfaces,
-//     iptables rules and conntrack entries. Sockets, echo servers and netlink handles made
-//     here are closed by cleanups registered after the namespace's, so they go first.
+//     CAP_NET_ADMIN and CAP_SYS_ADMIN, ip, iptables, ip6tables, conntrack). A program calls
+//     [Check], which returns that sentence as an error wrapping [ErrUnsupported].
+//   - Every [Namespace] gets a name unique to the process (pid, counter, random part), so
+//     parallel tests and test binaries never collide. Deleting a namespace also removes its
+//     interfaces, iptables rules and conntrack entries.
+//   - Each constructor comes twice: for tests, one that takes a testing.TB, registers the
+//     cleanup and fails or skips the test ([New], [NewTopology], [Namespace.StartUDPEcho],
+//     [Namespace.ListenUDP], [Namespace.Table]); for programs, one that returns an error and
+//     leaves the cleanup to the caller ([Create], [BuildTopology], [Namespace.ListenUDPEcho],
+//     [Namespace.OpenUDPClient], [Namespace.OpenTable]). The test forms register the
+//     namespace's deletion first, so it runs after the sockets and handles made in it are
+//     closed, also when the test fails.
 //   - Only addresses in 198.18.0.0/15 and 2001:db8::/32, and only inside namespaces made here,
 //     are ever configured.
 //   - [NewTopology] enables conntrack in the node namespace with a rule that needs it: the

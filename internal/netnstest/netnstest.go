@@ -32,30 +32,43 @@ const (
 	capSysAdmin = 21
 )
 
-// Require skips tb, with a sentence that says what is missing, unless this process can create
-// network namespaces and configure them: it needs CAP_NET_ADMIN and CAP_SYS_ADMIN (root has
-// both) and the commands ip, iptables, ip6tables and conntrack in PATH.
-func Require(tb testing.TB) {
-	tb.Helper()
+// ErrUnsupported is wrapped by the error [Check] returns when this process cannot build
+// namespaces here, and by [Create] when the kernel refuses to create one.
+var ErrUnsupported = errors.New("netnstest: network namespaces unavailable")
+
+// Check returns nil if this process can create network namespaces and configure them, and
+// otherwise an error wrapping [ErrUnsupported] whose message says what is missing: it needs
+// CAP_NET_ADMIN and CAP_SYS_ADMIN (root has both) and the commands ip, iptables, ip6tables and
+// conntrack in PATH. It is for programs; tests call [Require].
+func Check() error {
 	if _, err := os.Stat("/proc/self/ns/net"); err != nil {
-		tb.Skip("netnstest: skipping: this kernel has no network namespaces (/proc/self/ns/net is missing)")
+		return fmt.Errorf("%w: this kernel has no network namespaces (/proc/self/ns/net is missing)", ErrUnsupported)
 	}
 	capEff, err := effectiveCaps()
 	if err != nil {
-		tb.Skipf("netnstest: skipping: cannot read this process's capabilities: %v", err)
+		return fmt.Errorf("%w: cannot read this process's capabilities: %v", ErrUnsupported, err)
 	}
 	for _, c := range []struct {
 		bit  uint
 		name string
 	}{{capNetAdmin, "CAP_NET_ADMIN"}, {capSysAdmin, "CAP_SYS_ADMIN"}} {
 		if capEff&(1<<c.bit) == 0 {
-			tb.Skipf("netnstest: skipping: creating network namespaces needs %s; run the tests as root (as CI does)", c.name)
+			return fmt.Errorf("%w: creating network namespaces needs %s; run as root (as CI does)", ErrUnsupported, c.name)
 		}
 	}
 	for _, cmd := range []string{"ip", "iptables", "ip6tables", "conntrack"} {
 		if _, err := exec.LookPath(cmd); err != nil {
-			tb.Skipf("netnstest: skipping: %s is not installed or not in PATH (apt-get install iproute2 iptables conntrack)", cmd)
+			return fmt.Errorf("%w: %s is not installed or not in PATH (apt-get install iproute2 iptables conntrack)", ErrUnsupported, cmd)
 		}
+	}
+	return nil
+}
+
+// Require skips tb, with a sentence that says what is missing, when [Check] fails.
+func Require(tb testing.TB) {
+	tb.Helper()
+	if err := Check(); err != nil {
+		tb.Skipf("skipping: %v", err)
 	}
 }
 
@@ -74,7 +87,7 @@ func effectiveCaps() (uint64, error) {
 	return 0, errors.New("no CapEff line in /proc/self/status")
 }
 
-// A Namespace is a named network namespace made by [New] for one test. Its methods are safe
+// A Namespace is a named network namespace made by [Create] or [New]. Its methods are safe
 // for concurrent use.
 type Namespace struct {
 	name string
@@ -84,36 +97,61 @@ type Namespace struct {
 // unique across parallel test binaries and leftovers of a killed run.
 var seq atomic.Uint64
 
-// New creates a network namespace for tb, with its loopback up, and registers its deletion
-// with tb.Cleanup. role is a short lowercase word that ends the name ("node"), so that
-// `ip netns list` during a run says what each one is. New skips tb when the kernel refuses to
-// create a namespace for lack of privilege, and fails it on any other error.
-func New(tb testing.TB, role string) *Namespace {
-	tb.Helper()
+// Create creates a network namespace with its loopback up. role is a short lowercase word
+// that ends the name ("node"), so that `ip netns list` says what each one is. The caller must
+// [Namespace.Delete] it. When the kernel refuses for lack of privilege, the error wraps
+// [ErrUnsupported].
+func Create(ctx context.Context, role string) (*Namespace, error) {
 	var r [3]byte
 	if _, err := rand.Read(r[:]); err != nil {
-		tb.Fatalf("netnstest: random name: %v", err)
+		return nil, fmt.Errorf("netnstest: random name: %w", err)
 	}
 	name := fmt.Sprintf("srt-%d-%d-%s-%s", os.Getpid(), seq.Add(1), hex.EncodeToString(r[:]), role)
-	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
-	defer cancel()
 	if out, err := exec.CommandContext(ctx, "ip", "netns", "add", name).CombinedOutput(); err != nil {
 		if bytes.Contains(out, []byte("Operation not permitted")) || bytes.Contains(out, []byte("Permission denied")) {
-			tb.Skipf("netnstest: skipping: the kernel refused to create a network namespace: %s", bytes.TrimSpace(out))
+			return nil, fmt.Errorf("%w: the kernel refused to create one: %s", ErrUnsupported, bytes.TrimSpace(out))
 		}
-		tb.Fatalf("netnstest: ip netns add %s: %v: %s", name, err, bytes.TrimSpace(out))
+		return nil, fmt.Errorf("netnstest: ip netns add %s: %w: %s", name, err, bytes.TrimSpace(out))
 	}
 	ns := &Namespace{name: name}
-	// Registered before anything else that lives in the namespace, so that it runs last.
+	if _, err := ns.Run(ctx, "ip", "link", "set", "lo", "up"); err != nil {
+		return nil, errors.Join(err, ns.Delete(context.WithoutCancel(ctx)))
+	}
+	return ns, nil
+}
+
+// New is [Create] for a test: it registers the namespace's deletion with tb.Cleanup, skips tb
+// when the kernel refuses to create a namespace, and fails it on any other error. The cleanup
+// is registered before anything else made in the namespace, so that it runs last.
+func New(tb testing.TB, role string) *Namespace {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+	defer cancel()
+	ns, err := Create(ctx, role)
+	if errors.Is(err, ErrUnsupported) {
+		tb.Skipf("skipping: %v", err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 		defer cancel()
-		if out, err := exec.CommandContext(ctx, "ip", "netns", "delete", name).CombinedOutput(); err != nil {
-			tb.Errorf("netnstest: ip netns delete %s: %v: %s", name, err, bytes.TrimSpace(out))
+		if err := ns.Delete(ctx); err != nil {
+			tb.Error(err)
 		}
 	})
-	ns.Exec(tb, "ip", "link", "set", "lo", "up")
 	return ns
+}
+
+// Delete deletes the namespace, and with it its interfaces, iptables rules and conntrack
+// entries. Close sockets and handles made in it first: they would keep the namespace alive,
+// nameless, until they are closed.
+func (ns *Namespace) Delete(ctx context.Context) error {
+	if out, err := exec.CommandContext(ctx, "ip", "netns", "delete", ns.name).CombinedOutput(); err != nil {
+		return fmt.Errorf("netnstest: ip netns delete %s: %w: %s", ns.name, err, bytes.TrimSpace(out))
+	}
+	return nil
 }
 
 // Name returns the namespace's name as `ip netns` knows it.

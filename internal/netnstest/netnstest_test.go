@@ -148,3 +148,31 @@ func hasEntry(entries []string, parts ...string) bool {
 	}
 	return false
 }
+
+func TestProgramFormsLeaveNothingBehind(t *testing.T) {
+	netnstest.Require(t)
+	require.NoError(t, netnstest.Check())
+	ctx := context.Background()
+
+	topo, err := netnstest.BuildTopology(ctx)
+	require.NoError(t, err)
+	echo, err := topo.Pod.ListenUDPEcho(netip.AddrPortFrom(topo.IPv4.Pod, 8080))
+	require.NoError(t, err)
+	client, err := topo.Client.OpenUDPClient(netip.AddrPortFrom(topo.IPv4.Client, 40000))
+	require.NoError(t, err)
+	table, err := topo.Node.OpenTable()
+	require.NoError(t, err)
+	names := []string{topo.Client.Name(), topo.Node.Name(), topo.Pod.Name()}
+
+	require.NoError(t, table.Close())
+	require.NoError(t, client.Close())
+	require.NoError(t, echo.Close())
+	require.NoError(t, echo.Close(), "second Close")
+	require.NoError(t, topo.Delete(ctx))
+
+	out, err := exec.Command("ip", "netns", "list").CombinedOutput()
+	require.NoError(t, err)
+	for _, n := range names {
+		assert.NotContains(t, string(out), n)
+	}
+}

@@ -45,18 +45,39 @@ type Topology struct {
 	IPv4, IPv6        Addrs
 }
 
-// NewTopology builds a [Topology] for tb; its namespaces are deleted when tb ends. Call
+// NewTopology is [BuildTopology] for a test: it deletes the namespaces when tb ends (also when
+// it fails), skips tb when namespaces are unavailable, and fails it on any other error. Call
 // [Require] first.
+func NewTopology(tb testing.TB) *Topology {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+	defer cancel()
+	t, err := BuildTopology(ctx)
+	if errors.Is(err, ErrUnsupported) {
+		tb.Skipf("skipping: %v", err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// Registered before anything the test makes in the namespaces, so that it runs last.
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+		defer cancel()
+		if err := t.Delete(ctx); err != nil {
+			tb.Error(err)
+		}
+	})
+	return t
+}
+
+// BuildTopology creates and wires the three namespaces of a [Topology]. On error it deletes
+// whatever it created; on success the caller must [Topology.Delete] it.
 //
 // The node gets `iptables -A FORWARD -m conntrack --ctstate INVALID -j DROP` and the same for
 // ip6tables, so that conntrack is on from the first packet; the nat table is left empty for
-// the test to program.
-func NewTopology(tb testing.TB) *Topology {
-	tb.Helper()
+// the caller to program.
+func BuildTopology(ctx context.Context) (_ *Topology, err error) {
 	t := &Topology{
-		Client: New(tb, "client"),
-		Node:   New(tb, "node"),
-		Pod:    New(tb, "pod"),
 		IPv4: Addrs{
 			Client:  netip.MustParseAddr("198.18.1.2"),
 			Node:    netip.MustParseAddr("198.18.1.1"),
@@ -70,13 +91,29 @@ func NewTopology(tb testing.TB) *Topology {
 			Pod:     netip.MustParseAddr("2001:db8:2::2"),
 		},
 	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, t.Delete(context.WithoutCancel(ctx)))
+		}
+	}()
+	for _, n := range []struct {
+		ns   **Namespace
+		role string
+	}{{&t.Client, "client"}, {&t.Node, "node"}, {&t.Pod, "pod"}} {
+		if *n.ns, err = Create(ctx, n.role); err != nil {
+			return nil, err
+		}
+	}
+	var steps []step
 	// Interface names are per namespace, so fixed names cannot collide between tests.
 	// Each pair is created in the node and its peer moved straight into the other namespace.
 	// The MAC addresses are fixed too, so that neighbors can be static (below).
-	t.Node.Exec(tb, "ip", "link", "add", "to-client", "address", macNodeToClient, "type", "veth",
-		"peer", "name", "to-node", "address", macClient, "netns", t.Client.Name())
-	t.Node.Exec(tb, "ip", "link", "add", "to-pod", "address", macNodeToPod, "type", "veth",
-		"peer", "name", "to-node", "address", macPod, "netns", t.Pod.Name())
+	steps = append(steps,
+		step{t.Node, []string{"ip", "link", "add", "to-client", "address", macNodeToClient, "type", "veth",
+			"peer", "name", "to-node", "address", macClient, "netns", t.Client.Name()}},
+		step{t.Node, []string{"ip", "link", "add", "to-pod", "address", macNodeToPod, "type", "veth",
+			"peer", "name", "to-node", "address", macPod, "netns", t.Pod.Name()}},
+	)
 	for _, a := range []struct {
 		ns   *Namespace
 		dev  string
@@ -94,11 +131,11 @@ func NewTopology(tb testing.TB) *Topology {
 	} {
 		prefix := netip.PrefixFrom(a.addr, a.bits).String()
 		if a.addr.Is4() {
-			a.ns.Exec(tb, "ip", "addr", "add", prefix, "dev", a.dev)
+			steps = append(steps, step{a.ns, []string{"ip", "addr", "add", prefix, "dev", a.dev}})
 		} else {
 			// nodad: duplicate address detection would keep the address tentative, and
 			// unusable, for a second or two.
-			a.ns.Exec(tb, "ip", "-6", "addr", "add", prefix, "dev", a.dev, "nodad")
+			steps = append(steps, step{a.ns, []string{"ip", "-6", "addr", "add", prefix, "dev", a.dev, "nodad"}})
 		}
 	}
 	// Static neighbors: with ARP and neighbor discovery, the first datagrams wait in a queue
@@ -120,26 +157,50 @@ func NewTopology(tb testing.TB) *Topology {
 		{t.Pod, "to-node", t.IPv4.Gateway, macNodeToPod},
 		{t.Pod, "to-node", t.IPv6.Gateway, macNodeToPod},
 	} {
-		n.ns.Exec(tb, "ip", "neigh", "replace", n.addr.String(), "lladdr", n.mac, "dev", n.dev, "nud", "permanent")
+		steps = append(steps, step{n.ns, []string{"ip", "neigh", "replace", n.addr.String(), "lladdr", n.mac, "dev", n.dev, "nud", "permanent"}})
 	}
-	t.Client.Exec(tb, "ip", "link", "set", "to-node", "up")
-	t.Node.Exec(tb, "ip", "link", "set", "to-client", "up")
-	t.Node.Exec(tb, "ip", "link", "set", "to-pod", "up")
-	t.Pod.Exec(tb, "ip", "link", "set", "to-node", "up")
-	t.Pod.Exec(tb, "ip", "route", "add", "default", "via", t.IPv4.Gateway.String())
-	t.Pod.Exec(tb, "ip", "-6", "route", "add", "default", "via", t.IPv6.Gateway.String())
-	for _, s := range []string{"net/ipv4/ip_forward", "net/ipv6/conf/all/forwarding"} {
-		if err := t.Node.WriteSysctl(s, "1"); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	steps = append(steps,
+		step{t.Client, []string{"ip", "link", "set", "to-node", "up"}},
+		step{t.Node, []string{"ip", "link", "set", "to-client", "up"}},
+		step{t.Node, []string{"ip", "link", "set", "to-pod", "up"}},
+		step{t.Pod, []string{"ip", "link", "set", "to-node", "up"}},
+		step{t.Pod, []string{"ip", "route", "add", "default", "via", t.IPv4.Gateway.String()}},
+		step{t.Pod, []string{"ip", "-6", "route", "add", "default", "via", t.IPv6.Gateway.String()}},
+	)
 	// The kernel registers conntrack's hooks in a namespace only once a rule needs them.
 	// Without this rule the datagram sent before the DNAT rule exists would leave no entry
 	// behind, and a stale-entry test would pass for the wrong reason.
 	for _, cmd := range []string{"iptables", "ip6tables"} {
-		t.Node.Exec(tb, cmd, "-w", "-A", "FORWARD", "-m", "conntrack", "--ctstate", "INVALID", "-j", "DROP")
+		steps = append(steps, step{t.Node, []string{cmd, "-w", "-A", "FORWARD", "-m", "conntrack", "--ctstate", "INVALID", "-j", "DROP"}})
 	}
-	return t
+	for _, st := range steps {
+		if _, err := st.ns.Run(ctx, st.argv[0], st.argv[1:]...); err != nil {
+			return nil, err
+		}
+	}
+	for _, sysctl := range []string{"net/ipv4/ip_forward", "net/ipv6/conf/all/forwarding"} {
+		if err := t.Node.WriteSysctl(sysctl, "1"); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// step is one command run in one namespace while building a topology.
+type step struct {
+	ns   *Namespace
+	argv []string
+}
+
+// Delete deletes the topology's namespaces, those that exist, and returns every error.
+func (t *Topology) Delete(ctx context.Context) error {
+	var errs []error
+	for _, ns := range []*Namespace{t.Pod, t.Node, t.Client} {
+		if ns != nil {
+			errs = append(errs, ns.Delete(ctx))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // A DNAT is one destination NAT rule in the nat table's PREROUTING chain, the way kube-proxy

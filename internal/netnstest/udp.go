@@ -23,13 +23,25 @@ type UDPEcho struct {
 	once sync.Once
 }
 
-// StartUDPEcho starts a [UDPEcho] on addr inside the namespace and registers its Close with
-// tb.Cleanup; it fails tb when it cannot bind.
-func (ns *Namespace) StartUDPEcho(tb testing.TB, addr netip.AddrPort) *UDPEcho {
-	tb.Helper()
-	conn := ns.listenUDP(tb, addr)
+// ListenUDPEcho starts a [UDPEcho] on addr inside the namespace. The caller must Close it.
+func (ns *Namespace) ListenUDPEcho(addr netip.AddrPort) (*UDPEcho, error) {
+	conn, err := ns.listenUDP(addr)
+	if err != nil {
+		return nil, err
+	}
 	e := &UDPEcho{conn: conn, done: make(chan struct{})}
 	go e.serve()
+	return e, nil
+}
+
+// StartUDPEcho is [Namespace.ListenUDPEcho] for a test: it registers Close with tb.Cleanup
+// and fails tb when it cannot bind.
+func (ns *Namespace) StartUDPEcho(tb testing.TB, addr netip.AddrPort) *UDPEcho {
+	tb.Helper()
+	e, err := ns.ListenUDPEcho(addr)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(func() { _ = e.Close() })
 	return e
 }
@@ -71,19 +83,30 @@ type UDPClient struct {
 	seq  uint64
 }
 
-// ListenUDP binds a [UDPClient] to local inside the namespace and registers its Close with
-// tb.Cleanup; it fails tb when it cannot bind.
+// OpenUDPClient binds a [UDPClient] to local inside the namespace. The caller must Close it.
+func (ns *Namespace) OpenUDPClient(local netip.AddrPort) (*UDPClient, error) {
+	conn, err := ns.listenUDP(local)
+	if err != nil {
+		return nil, err
+	}
+	return &UDPClient{conn: conn}, nil
+}
+
+// ListenUDP is [Namespace.OpenUDPClient] for a test: it registers Close with tb.Cleanup and
+// fails tb when it cannot bind.
 func (ns *Namespace) ListenUDP(tb testing.TB, local netip.AddrPort) *UDPClient {
 	tb.Helper()
-	c := &UDPClient{conn: ns.listenUDP(tb, local)}
+	c, err := ns.OpenUDPClient(local)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(func() { _ = c.Close() })
 	return c
 }
 
 // listenUDP opens a UDP socket bound to addr from a thread inside the namespace; the socket
 // stays in the namespace.
-func (ns *Namespace) listenUDP(tb testing.TB, addr netip.AddrPort) *net.UDPConn {
-	tb.Helper()
+func (ns *Namespace) listenUDP(addr netip.AddrPort) (*net.UDPConn, error) {
 	var conn *net.UDPConn
 	err := ns.Do(func() error {
 		var err error
@@ -91,9 +114,9 @@ func (ns *Namespace) listenUDP(tb testing.TB, addr netip.AddrPort) *net.UDPConn 
 		return err
 	})
 	if err != nil {
-		tb.Fatalf("netnstest: listen udp %s in %s: %v", addr, ns.name, err)
+		return nil, fmt.Errorf("netnstest: listen udp %s in %s: %w", addr, ns.name, err)
 	}
-	return conn
+	return conn, nil
 }
 
 // Send sends one datagram to dst and does not wait for a reply. It is how a test puts a
