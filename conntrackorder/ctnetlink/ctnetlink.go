@@ -39,7 +39,9 @@ type Flusher struct {
 var _ conntrackorder.Flusher = (*Flusher)(nil)
 
 // New opens one netfilter netlink socket in the network namespace of the calling thread.
-// Opening needs no privilege; flushing needs CAP_NET_ADMIN in that namespace.
+// Opening needs no privilege. Flushing needs CAP_NET_ADMIN for that namespace in the thread
+// that calls Flush: the kernel checks the sender of each request (measured on Linux 6.18; a
+// socket opened without the capability still worked from a thread that had it).
 // The caller must [Flusher.Close] it.
 func New() (*Flusher, error) {
 	h, err := netlink.NewHandle(unix.NETLINK_NETFILTER)
@@ -68,7 +70,7 @@ func (f *Flusher) Flush(ctx context.Context, plan conntrackorder.Plan) error {
 	// by the Syncer anyway, but a refused filter must never look like a flush that matched
 	// nothing (kubernetes#115299: SCTP clears were a silent no-op for years).
 	idx, err := newIndex(plan)
-	if err != nil {
+	if err != nil || len(plan) == 0 {
 		return err
 	}
 	f.mu.Lock()
