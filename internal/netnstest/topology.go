@@ -76,7 +76,7 @@ func NewTopology(tb testing.TB) *Topology {
 // The node gets `iptables -A FORWARD -m conntrack --ctstate INVALID -j DROP` and the same for
 // ip6tables, so that conntrack is on from the first packet; the nat table is left empty for
 // the caller to program.
-func BuildTopology(ctx context.Context) (_ *Topology, err error) {
+func BuildTopology(ctx context.Context) (*Topology, error) {
 	t := &Topology{
 		IPv4: Addrs{
 			Client:  netip.MustParseAddr("198.18.1.2"),
@@ -91,18 +91,25 @@ func BuildTopology(ctx context.Context) (_ *Topology, err error) {
 			Pod:     netip.MustParseAddr("2001:db8:2::2"),
 		},
 	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, t.Delete(context.WithoutCancel(ctx)))
-		}
-	}()
+	if err := t.build(ctx); err != nil {
+		// Even when ctx is what failed: the namespaces made so far must go.
+		return nil, errors.Join(err, t.Delete(context.WithoutCancel(ctx)))
+	}
+	return t, nil
+}
+
+// build creates the namespaces one by one into t, so that Delete finds those that exist, and
+// wires them.
+func (t *Topology) build(ctx context.Context) error {
 	for _, n := range []struct {
 		ns   **Namespace
 		role string
 	}{{&t.Client, "client"}, {&t.Node, "node"}, {&t.Pod, "pod"}} {
-		if *n.ns, err = Create(ctx, n.role); err != nil {
-			return nil, err
+		ns, err := Create(ctx, n.role)
+		if err != nil {
+			return err
 		}
+		*n.ns = ns
 	}
 	var steps []step
 	// Interface names are per namespace, so fixed names cannot collide between tests.
@@ -175,15 +182,15 @@ func BuildTopology(ctx context.Context) (_ *Topology, err error) {
 	}
 	for _, st := range steps {
 		if _, err := st.ns.Run(ctx, st.argv[0], st.argv[1:]...); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, sysctl := range []string{"net/ipv4/ip_forward", "net/ipv6/conf/all/forwarding"} {
 		if err := t.Node.WriteSysctl(sysctl, "1"); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return t, nil
+	return nil
 }
 
 // step is one command run in one namespace while building a topology.
