@@ -60,9 +60,9 @@ func Row(old, fixed Result) scenario.Row {
 }
 
 func describe(r Result) string {
-	s := fmt.Sprintf("NodePort %s answered, ClusterIP %s", r.NodePort, r.ClusterIP)
+	s := fmt.Sprintf("NodePort %s, ClusterIP %s answered", r.NodePort, r.ClusterIP)
 	if r.NodePort.Answered < r.NodePort.Sent && r.NodePortAfterPause {
-		s += "; NodePort back once the client paused"
+		s += "; NodePort back after a pause"
 	}
 	return s
 }
