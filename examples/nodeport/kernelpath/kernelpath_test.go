@@ -24,7 +24,7 @@ const (
 	udpTimeout = 3 * time.Second
 	// replyWait bounds each datagram's wait. A dark datagram costs all of it; an answer
 	// through a veth takes well under a millisecond.
-	replyWait = 300 * time.Millisecond
+	replyWait = 500 * time.Millisecond
 	after     = 5
 )
 
