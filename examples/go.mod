@@ -11,7 +11,12 @@ require (
 	k8s.io/apimachinery v0.34.2
 )
 
-require go.uber.org/multierr v1.11.0 // indirect
+require (
+	github.com/vishvananda/netlink v1.3.1 // indirect
+	github.com/vishvananda/netns v0.0.5 // indirect
+	go.uber.org/multierr v1.11.0 // indirect
+	golang.org/x/sys v0.31.0 // indirect
+)
 
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect

@@ -13,6 +13,7 @@ import (
 
 	"github.com/safereconcile/safereconcile/examples/gceaddress/ilb"
 	"github.com/safereconcile/safereconcile/examples/internal/scenario"
+	"github.com/safereconcile/safereconcile/examples/nodeport/proxy"
 	"github.com/safereconcile/safereconcile/examples/servicequota/admission"
 )
 
@@ -20,6 +21,7 @@ import (
 var scenarios = []scenario.Scenario{
 	ilb.Scenario,       // kubernetes#97740: the leaked address reservation
 	admission.Scenario, // kubernetes#97437: the zero entry that failed a quota check
+	proxy.Scenario,     // kubernetes#98305: the UDP NodePort blackholed by a stale conntrack entry
 }
 
 func main() {

@@ -30,6 +30,12 @@
 //   - A datagram that matches no rule is accepted and answered by nobody: it goes to the node
 //     itself (nothing listens there) or out of its default route. Either way it leaves an entry,
 //     which is what the real kernel does once the entry is confirmed.
+//   - No REJECT rule for a Service without endpoints. kube-proxy installs one, and a rejected
+//     datagram is dropped before its entry is confirmed, so in a real cluster the stale entry
+//     came from a datagram that slipped in between the early clear and the restore that
+//     installed the rules: the flake of kubernetes#91236 (not measured here). The model keeps
+//     that window open for as long as there are no endpoints, which makes the blackhole
+//     deterministic; what it demonstrates, the order of clearing and programming, is the same.
 //   - The reply to a datagram is instantaneous: a send and its answer happen at the same
 //     instant of the fake clock.
 //   - Entries expire exactly at their deadline; the kernel's garbage collector may remove them
