@@ -19,9 +19,9 @@ import (
 // The zero value is ready to use, and so is the result of [New]. A Flusher holds no state
 // between calls and is safe for concurrent use.
 type Flusher struct {
-	// run runs conntrack with args and returns what it wrote to standard error. nil runs the
-	// real command; tests set it.
-	run func(ctx context.Context, args []string) (stderr []byte, err error)
+	// run runs conntrack with args and returns what it wrote. nil runs the real command;
+	// tests set it.
+	run func(ctx context.Context, args []string) (output []byte, err error)
 }
 
 var _ conntrackorder.Flusher = (*Flusher)(nil)
@@ -58,16 +58,15 @@ func Args(f conntrackorder.Filter) []string {
 	return args
 }
 
-// Flush runs conntrack once per filter of plan, in plan order, and twice for a filter without
-// addresses (IPv4, then IPv6). Each command runs with ctx: when ctx is done, the running
-// command is killed and the remaining filters are not run.
+// Flush runs conntrack once per filter of plan, in plan order. Each command runs with ctx:
+// when ctx is done, the running command is killed and the remaining filters are not run.
 //
 // A filter that fails [conntrackorder.Filter.Validate] is not run. A command that fails does
 // not stop the others: Flush applies every filter it can and returns all failures combined
-// with [multierr], one [*FilterError] per failed filter and family, so that one bad filter
-// does not hide the others. When the conntrack binary cannot be found, Flush stops at the
-// first filter, since every command would fail the same way. Flush returns nil when every
-// command succeeded or deleted nothing.
+// with [multierr], one [*FilterError] per failed filter, so that one bad filter does not hide
+// the others. When the conntrack binary cannot be found, Flush stops at the first filter,
+// since every command would fail the same way. Flush returns nil when every command succeeded
+// or deleted nothing.
 func (f *Flusher) Flush(ctx context.Context, plan conntrackorder.Plan) error {
 	run := f.run
 	if run == nil {
@@ -82,51 +81,65 @@ func (f *Flusher) Flush(ctx context.Context, plan conntrackorder.Plan) error {
 			errs = multierr.Append(errs, &FilterError{Filter: flt, Err: err})
 			continue
 		}
-		for _, args := range commands(flt) {
-			stderr, err := run(ctx, args)
-			if err == nil || deletedNothing(err, stderr) {
-				continue
-			}
-			errs = multierr.Append(errs, &FilterError{
-				Filter: flt,
-				Args:   args,
-				Output: strings.TrimSpace(string(stderr)),
-				Err:    err,
-			})
-			if errors.Is(err, exec.ErrNotFound) {
-				return errs
-			}
+		args := Args(flt)
+		output, err := run(ctx, args)
+		if err == nil || deletedNothing(err, output) {
+			continue
+		}
+		errs = multierr.Append(errs, &FilterError{
+			Filter: flt,
+			Args:   args,
+			Output: strings.TrimSpace(string(output)),
+			Err:    err,
+		})
+		if errors.Is(err, exec.ErrNotFound) {
+			return errs
 		}
 	}
 	return errs
 }
 
-// commands returns the argument vectors that apply flt.
-func commands(flt conntrackorder.Filter) [][]string {
-	args := Args(flt)
-	if flt.OrigDst.IsValid() || flt.ReplySrc.IsValid() {
-		return [][]string{args}
-	}
-	// No address: the filter selects IPv6 entries too, which conntrack only looks at with -f.
-	return [][]string{args, append(args[:len(args):len(args)], "-f", "ipv6")}
-}
-
 // deletedNothing reports whether conntrack failed only because no entry matched: exit status 1
-// and its "0 flow entries have been deleted" message.
-func deletedNothing(err error, stderr []byte) bool {
+// and its "0 flow entries have been deleted" message. conntrack(8) prints the message on
+// standard error; output holds standard output too, so a wrapper that moved it still counts.
+func deletedNothing(err error, output []byte) bool {
 	var exit interface{ ExitCode() int }
 	return errors.As(err, &exit) && exit.ExitCode() == 1 &&
-		bytes.Contains(stderr, []byte("0 flow entries have been deleted"))
+		bytes.Contains(output, []byte("0 flow entries have been deleted"))
 }
 
-// runConntrack runs conntrack(8) and returns its standard error. Its standard output, a line
-// per deleted entry, is discarded: it can be as long as the table.
+// outputLimit bounds how much of standard output runConntrack keeps: conntrack prints a line
+// per deleted entry there, which can be as long as the table, and only the start of it can
+// hold a message worth reporting.
+const outputLimit = 4 << 10
+
+// runConntrack runs conntrack(8) and returns its standard error followed by the first
+// outputLimit bytes of its standard output.
 func runConntrack(ctx context.Context, args []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "conntrack", args...)
 	var stderr bytes.Buffer
+	stdout := &limitedBuffer{max: outputLimit}
 	cmd.Stderr = &stderr
+	cmd.Stdout = stdout
 	err := cmd.Run()
-	return stderr.Bytes(), err
+	return append(stderr.Bytes(), stdout.buf.Bytes()...), err
+}
+
+// limitedBuffer keeps the first max bytes written to it and discards the rest.
+type limitedBuffer struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.buf.Len(); room > 0 {
+		if len(p) > room {
+			b.buf.Write(p[:room])
+		} else {
+			b.buf.Write(p)
+		}
+	}
+	return len(p), nil
 }
 
 // A FilterError reports one filter of a plan that was not applied: either conntrack failed, or
@@ -135,7 +148,7 @@ func runConntrack(ctx context.Context, args []string) ([]byte, error) {
 type FilterError struct {
 	Filter conntrackorder.Filter
 	Args   []string // the arguments conntrack ran with; nil when the filter was refused
-	Output string   // what conntrack wrote to standard error, trimmed
+	Output string   // what conntrack wrote (standard error, then the start of standard output), trimmed
 	Err    error    // the command's error, or why the filter was refused
 }
 
