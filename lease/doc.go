@@ -34,7 +34,8 @@
 //
 // All methods of a [Lease] are safe for concurrent use. The release function never runs twice
 // at the same time: a Release that finds another in progress waits for it and returns its
-// result. A [Ledger] is safe for concurrent use too.
+// result. Keep never blocks, and the release function may call the lease's own methods. A
+// [Ledger] is safe for concurrent use too.
 //
 // # Proving that nothing leaked
 //
@@ -48,5 +49,10 @@
 //		return err
 //	}
 //	l := lease.New(name, addr, cloud.ReleaseAddress)
-//	defer func() { err = multierr.Append(err, l.Release(context.WithoutCancel(ctx))) }()
+//	defer func() {
+//		// Released even when ctx was cancelled, and never without a deadline.
+//		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+//		defer cancel()
+//		err = multierr.Append(err, l.Release(rctx))
+//	}()
 package lease

@@ -16,13 +16,15 @@ type Lease[T any] struct {
 	release func(ctx context.Context, value T) error
 
 	// attempt is held for the whole of one call of the release function, so that two calls
-	// never overlap. It is taken before mu, never while holding it.
+	// never overlap. It is taken before mu, never while holding it, and only by Release.
 	attempt sync.Mutex
 
-	mu      sync.Mutex // guards the fields below
-	state   State
-	tries   uint64 // completed calls of the release function
-	lastErr error  // the result of the latest call, as Release returned it
+	mu       sync.Mutex // guards the fields below
+	state    State
+	inFlight bool   // the release function is running
+	keep     bool   // Keep was called while it ran: keep the resource if the release fails
+	tries    uint64 // completed calls of the release function
+	lastErr  error  // the result of the latest call, as Release returned it
 }
 
 // New returns a [Held] lease on value, named name, that release gives back.
@@ -58,11 +60,12 @@ func (l *Lease[T]) State() State {
 // When the release function fails, Release returns an [*OrphanError] wrapping its error and
 // the lease becomes [Orphaned]; a later Release tries again. A Release that finds another in
 // progress waits for it, however long the other's context allows, and returns that call's
-// result instead of calling the release function a second time.
+// result instead of calling the release function a second time. When the release function
+// panics, the lease becomes Orphaned (the resource's fate is unknown) and the panic continues.
 //
-// ctx bounds the release function only. Pass a context that is not already cancelled: a
-// release usually runs because the operation that acquired the resource ended, often through
-// its own cancellation (see [context.WithoutCancel]).
+// ctx bounds the release function only. Pass a context that is not already cancelled, and has
+// a deadline: a release usually runs because the operation that acquired the resource ended,
+// often through its own cancellation (see [context.WithoutCancel]).
 func (l *Lease[T]) Release(ctx context.Context) error {
 	l.mu.Lock()
 	if l.state == Released || l.state == Kept {
@@ -86,54 +89,59 @@ func (l *Lease[T]) Release(ctx context.Context) error {
 		l.mu.Unlock()
 		return err
 	}
+	l.inFlight = true
 	l.mu.Unlock()
 
-	// The release function runs without mu held, so State and Value stay answerable while a
-	// slow cloud call is in flight; the attempt lock alone keeps two calls from overlapping.
-	err := l.callRelease(ctx)
-
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.tries++
-	if err != nil {
-		l.state = Orphaned
-		l.lastErr = &OrphanError{Name: l.name, Err: err}
-		return l.lastErr
-	}
-	l.state = Released
-	l.lastErr = nil
-	return nil
-}
-
-// callRelease runs the release function and turns a panic in it into an error, so that a
-// panicking release leaves the lease Orphaned (the resource's fate is unknown) instead of
-// wedging it; the panic then continues, so the bug is not hidden.
-func (l *Lease[T]) callRelease(ctx context.Context) (err error) {
-	done := false
+	// The release function runs without mu held, so State, Value and Keep stay answerable
+	// while a slow cloud call is in flight, and the release function may call them itself;
+	// the attempt lock alone keeps two calls from overlapping.
+	returned := false
 	defer func() {
-		if !done {
-			l.mu.Lock()
-			l.tries++
-			l.state = Orphaned
-			l.lastErr = &OrphanError{Name: l.name, Err: errReleasePanicked}
-			l.mu.Unlock()
+		if !returned {
+			l.finish(false, nil) // the release function panicked or called runtime.Goexit
 		}
 	}()
-	err = l.release(ctx, l.value)
-	done = true
-	return err
+	err := l.release(ctx, l.value)
+	returned = true
+	return l.finish(true, err)
+}
+
+// finish records the end of one call of the release function and returns what Release
+// returns for it. returned is false when the function panicked or called runtime.Goexit.
+func (l *Lease[T]) finish(returned bool, err error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.inFlight = false
+	l.tries++
+	switch {
+	case returned && err == nil:
+		l.state, l.lastErr = Released, nil
+	case l.keep:
+		// Keep arrived while the release ran, and the release did not happen: the resource
+		// still exists and is now the caller's.
+		l.state, l.lastErr = Kept, nil
+	case returned:
+		l.state, l.lastErr = Orphaned, &OrphanError{Name: l.name, Err: err}
+	default:
+		l.state, l.lastErr = Orphaned, &OrphanError{Name: l.name, Err: errReleaseAborted}
+	}
+	return l.lastErr
 }
 
 // Keep hands the resource to the caller for good: the lease becomes [Kept] and a later
 // [Lease.Release] is a no-op that returns nil. Keep after a successful Release does nothing.
-// Keep waits for a release in progress to finish, so its effect is never lost in a race: if
-// that release succeeded the lease stays [Released].
+//
+// Keep never blocks. While a release is in progress, Keep only takes effect if that release
+// fails: a resource that was released cannot be kept, and the lease becomes [Released]; one
+// that was not becomes Kept instead of Orphaned, and that Release returns nil.
 func (l *Lease[T]) Keep() {
-	l.attempt.Lock()
-	defer l.attempt.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.state == Held || l.state == Orphaned {
+	switch {
+	case l.state != Held && l.state != Orphaned:
+	case l.inFlight:
+		l.keep = true
+	default:
 		l.state = Kept
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -263,4 +264,92 @@ func TestLedgerOrphanRecoveredByName(t *testing.T) {
 	g.Add(other)
 	require.Error(t, other.Release(context.Background()))
 	assert.Len(t, g.Outstanding(), 1, "only a release of the same name recovers an orphan")
+}
+
+// TestKeepDuringRelease calls Keep while the release function runs: Keep does not wait, and it
+// takes effect only if the release fails.
+func TestKeepDuringRelease(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		t.Run(fmt.Sprintf("release fails=%v", fail), func(t *testing.T) {
+			entered, proceed := make(chan struct{}), make(chan struct{})
+			l := lease.New("a", 1, func(context.Context, int) error {
+				close(entered)
+				<-proceed
+				if fail {
+					return errCloud
+				}
+				return nil
+			})
+			done := make(chan error, 1)
+			go func() { done <- l.Release(context.Background()) }()
+			<-entered
+			l.Keep() // must return while the release is parked
+			assert.Equal(t, lease.Held, l.State(), "Keep waits for the release's outcome")
+			close(proceed)
+			require.NoError(t, <-done, "a kept resource is no orphan")
+			if fail {
+				assert.Equal(t, lease.Kept, l.State())
+			} else {
+				assert.Equal(t, lease.Released, l.State(), "a released resource cannot be kept")
+			}
+		})
+	}
+}
+
+func TestReleaseFunctionMayUseItsLease(t *testing.T) {
+	var l *lease.Lease[int]
+	var during lease.State
+	l = lease.New("a", 1, func(context.Context, int) error {
+		during = l.State()
+		l.Keep()
+		return errCloud
+	})
+	require.NoError(t, l.Release(context.Background()))
+	assert.Equal(t, lease.Held, during)
+	assert.Equal(t, lease.Kept, l.State())
+}
+
+// FuzzLease drives a lease through random Release (succeeding or failing) and Keep calls and
+// compares each result and state with a plain model of the documented state machine.
+func FuzzLease(f *testing.F) {
+	f.Add([]byte{0, 1, 2})
+	f.Add([]byte{1, 1, 0, 0})
+	f.Add([]byte{2, 0, 1})
+	f.Add([]byte{1, 2, 0, 1})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		fail := false
+		calls := 0
+		l := lease.New("a", 1, func(context.Context, int) error {
+			calls++
+			if fail {
+				return errCloud
+			}
+			return nil
+		})
+		state, wantCalls := lease.Held, 0
+		for i, op := range ops {
+			switch op % 3 {
+			case 0, 1: // Release that succeeds (0) or fails (1)
+				fail = op%3 == 1
+				err := l.Release(context.Background())
+				if state == lease.Held || state == lease.Orphaned {
+					wantCalls++
+					if fail {
+						state = lease.Orphaned
+						require.ErrorIs(t, err, errCloud, "op %d", i)
+						break
+					}
+					state = lease.Released
+				}
+				require.NoError(t, err, "op %d", i)
+			case 2:
+				l.Keep()
+				if state == lease.Held || state == lease.Orphaned {
+					state = lease.Kept
+				}
+			}
+			require.Equal(t, state, l.State(), "op %d", i)
+			require.Equal(t, wantCalls, calls, "op %d", i)
+		}
+	})
 }

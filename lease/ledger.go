@@ -16,6 +16,9 @@ type Tracked interface {
 //
 // The zero Ledger is empty and ready to use. A Ledger is safe for concurrent use. It holds only
 // outstanding leases for long: leases that are Released or Kept are dropped as it grows.
+//
+// A Ledger takes lease names as the identity of external resources (see [Lease.Name]): an
+// Orphaned lease counts as recovered once a later lease of the same name is Released.
 type Ledger struct {
 	mu     sync.Mutex
 	leases []Tracked // in the order they were added
@@ -27,8 +30,15 @@ func (g *Ledger) Add(l Tracked) {
 	defer g.mu.Unlock()
 	if len(g.leases) == cap(g.leases) {
 		// Compact before the slice grows, so a long-lived ledger costs memory in proportion to
-		// what is outstanding, not to everything it ever saw; amortised O(1) per Add.
-		g.leases = outstanding(g.leases[:0], g.leases)
+		// what is outstanding, not to everything it ever saw. When compacting frees less than
+		// half, grow too: the next compaction is then at least as many Adds away as it costs,
+		// which keeps Add amortised O(1) even when almost everything stays outstanding.
+		kept := outstanding(g.leases[:0], g.leases)
+		clear(g.leases[len(kept):]) // let the dropped leases be collected
+		if len(kept) > cap(g.leases)/2 {
+			kept = append(make([]Tracked, 0, 2*cap(g.leases)), kept...)
+		}
+		g.leases = kept
 	}
 	g.leases = append(g.leases, l)
 }

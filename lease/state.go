@@ -51,5 +51,6 @@ func (e *OrphanError) Error() string {
 // Unwrap returns the release function's error, so that [errors.Is] and [errors.As] reach it.
 func (e *OrphanError) Unwrap() error { return e.Err }
 
-// errReleasePanicked is the reason recorded for a release function that panicked.
-var errReleasePanicked = errors.New("lease: release function panicked")
+// errReleaseAborted is the reason recorded for a release function that panicked or called
+// runtime.Goexit instead of returning.
+var errReleaseAborted = errors.New("lease: release function did not return: it panicked or called runtime.Goexit")

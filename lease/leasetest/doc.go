@@ -7,6 +7,11 @@
 // and also when the test failed or stopped early, so a failed attempt is checked too. Each test
 // gets its own ledger, so the check is exact under t.Parallel.
 //
+// Lease names are taken as the identity of the external resource, as [lease.Ledger] does: an
+// Orphaned lease is forgiven when a later lease of the same name was Released, which is how a
+// retry recovers the leftover of a failed attempt. Name leases after the resource ("addresses/
+// lb-a1b2"), not after their role ("address"), or two resources can hide each other.
+//
 //	func TestEnsureFailsCleanly(t *testing.T) {
 //		ctx := leasetest.Context(t, context.Background())
 //		err := ensure(ctx, cloud) // uses acquire.Run(ctx, ...)
