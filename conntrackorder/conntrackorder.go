@@ -26,8 +26,9 @@ type Tracker struct {
 	services  map[string]*service
 	endpoints map[string]endpointSet // by service port name; also names not yet known
 	pending   map[Filter]pendingMark
-	peak      int    // the most filters pending since pending was last allocated
-	clock     uint64 // counts collect calls; orders pending and tells a flush what it covered
+	peak      int      // the most filters pending since pending was last allocated
+	clock     uint64   // counts collect calls; orders pending and tells a flush what it covered
+	desired   *Desired // the last snapshot of the state; nil once the state changed
 }
 
 // service is a validated [ServicePort].
@@ -81,6 +82,7 @@ func (t *Tracker) SetService(sp ServicePort) error {
 	defer t.mu.Unlock()
 	old := t.services[sp.Name]
 	t.services[sp.Name] = svc
+	t.desired = nil
 	eps := t.endpoints[sp.Name]
 	t.collectLost(old, svc)
 	t.collectGained(old, eps, svc, eps)
@@ -103,6 +105,7 @@ func (t *Tracker) DeleteService(name string) {
 		return
 	}
 	delete(t.services, name)
+	t.desired = nil
 	t.collectLost(old, nil)
 }
 
@@ -146,6 +149,7 @@ func (t *Tracker) SetEndpoints(name string, serving []netip.AddrPort) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	old := t.endpoints[name]
+	t.desired = nil
 	if len(eps) == 0 {
 		delete(t.endpoints, name) // a name without endpoints and service must not linger
 	} else {
@@ -174,11 +178,16 @@ func (t *Tracker) Pending() Plan {
 	return plan
 }
 
-// snapshot returns the pending plan and the clock reading it reflects, for [Syncer.Sync].
-func (t *Tracker) snapshot() (Plan, uint64) {
+// snapshot returns the pending plan and the clock reading it reflects, for [Syncer.Sync], and
+// when withDesired is set the desired state of the same moment.
+func (t *Tracker) snapshot(withDesired bool) (Plan, uint64, *Desired) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.snapshotLocked()
+	plan, mark := t.snapshotLocked()
+	if !withDesired {
+		return plan, mark, nil
+	}
+	return plan, mark, t.desiredLocked()
 }
 
 func (t *Tracker) snapshotLocked() (Plan, uint64) {
