@@ -125,3 +125,31 @@ func TestFlusherConcurrentUse(t *testing.T) {
 	assert.Len(t, f.Calls(), 200)
 	assert.Len(t, f.Flushed(), 150)
 }
+
+func TestFlusherRecordsReconcileCalls(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "ns/dns:dns", Protocol: conntrackorder.UDP, Port: 53,
+		ClusterIPs: []netip.Addr{netip.MustParseAddr("172.30.0.10")}}))
+	desired := tr.Desired()
+	f := conntrackordertest.New()
+	ctx := context.Background()
+
+	require.NoError(t, f.Reconcile(ctx, planA, desired))
+	f.FailNext(1, errX)
+	require.ErrorIs(t, f.Reconcile(ctx, nil, desired), errX)
+	require.NoError(t, f.Flush(ctx, planB))
+
+	calls := f.Calls()
+	require.Len(t, calls, 3)
+	assert.Equal(t, planA, calls[0].Plan)
+	assert.Same(t, desired, calls[0].Desired)
+	assert.Nil(t, calls[1].Plan)
+	assert.ErrorIs(t, calls[1].Err, errX)
+	assert.Nil(t, calls[2].Desired, "a Flush has no desired state")
+	if diff := cmp.Diff([]conntrackorder.Plan{planA, planB}, f.Flushed()); diff != "" {
+		t.Errorf("Flushed (-want +got):\n%s", diff)
+	}
+	stale := conntrackorder.Flow{Protocol: conntrackorder.UDP,
+		OrigDst: netip.MustParseAddrPort("172.30.0.10:53"), ReplySrc: netip.MustParseAddrPort("172.30.0.10:53")}
+	assert.True(t, calls[0].Desired.Contradicts(stale), "the recorded desired state answers")
+}
