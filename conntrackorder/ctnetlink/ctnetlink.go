@@ -8,47 +8,76 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netlink/nl"
+	"go.uber.org/multierr"
 	"golang.org/x/sys/unix"
 
 	"github.com/safereconcile/safereconcile/conntrackorder"
 )
 
 var (
-	// ErrSCTPPort is wrapped by the error [Flusher.Flush] returns for a plan with an SCTP
-	// filter that sets DstPort. github.com/vishvananda/netlink v1.3.1 parses ports for TCP and
-	// UDP flows only and hands every SCTP flow to the matcher with port 0, so such a filter
-	// would match nothing. The conntrack(8) backend matches SCTP ports.
+	// ErrSCTPPort is wrapped by the error [Flusher.Flush] and [Flusher.Reconcile] return for a
+	// plan with an SCTP filter that sets DstPort. github.com/vishvananda/netlink v1.3.1 parses
+	// ports for TCP and UDP flows only and hands every SCTP flow to a matcher with port 0, so
+	// such a filter would match nothing through it. The conntrack(8) backend matches SCTP
+	// ports.
 	ErrSCTPPort = errors.New("ctnetlink: cannot match sctp ports, netlink v1.3.1 does not parse them (use ctexec)")
 
-	// ErrClosed is returned by [Flusher.Flush] after [Flusher.Close], and by a zero Flusher.
+	// ErrClosed is returned by [Flusher.Flush] and [Flusher.Reconcile] after [Flusher.Close],
+	// and by a zero Flusher.
 	ErrClosed = errors.New("ctnetlink: flusher is closed")
 )
 
-// A Flusher deletes conntrack entries over one netlink socket, bound to the network namespace
-// it was created in. Each [Flusher.Flush] dumps the table once per address family the plan
-// needs and matches every entry against the whole plan through set lookups.
+// A Flusher deletes conntrack entries over two netlink sockets, bound to the network namespace
+// it was created in: one reads the table, the other deletes entries while it is read. Each
+// [Flusher.Flush] or [Flusher.Reconcile] reads the table once per address family it needs,
+// message by message, and looks every entry up in sets built from the plan and the desired
+// state.
 //
-// A Flusher is safe for concurrent use; Flush calls are serialized. The zero value is closed:
-// use [New].
+// A Flusher is safe for concurrent use; calls are serialized. The zero value is closed: use
+// [New].
 type Flusher struct {
-	mu sync.Mutex
-	h  *netlink.Handle // nil once closed
+	mu   sync.Mutex
+	dump map[int]*nl.SocketHandle // by netlink protocol, as nl requests take it; nil once closed
+	del  map[int]*nl.SocketHandle
 }
 
-var _ conntrackorder.Flusher = (*Flusher)(nil)
+var (
+	_ conntrackorder.Flusher    = (*Flusher)(nil)
+	_ conntrackorder.Reconciler = (*Flusher)(nil)
+)
 
-// New opens one netfilter netlink socket in the network namespace of the calling thread.
+// New opens two netfilter netlink sockets in the network namespace of the calling thread.
 // Opening needs no privilege. Flushing needs CAP_NET_ADMIN for that namespace in the thread
 // that calls Flush: the kernel checks the sender of each request (measured on Linux 6.18; a
 // socket opened without the capability still worked from a thread that had it).
 // The caller must [Flusher.Close] it.
 func New() (*Flusher, error) {
-	h, err := netlink.NewHandle(unix.NETLINK_NETFILTER)
+	dump, err := openSocket()
+	if err != nil {
+		return nil, err
+	}
+	del, err := openSocket()
+	if err != nil {
+		dump.Socket.Close()
+		return nil, err
+	}
+	return &Flusher{
+		dump: map[int]*nl.SocketHandle{unix.NETLINK_NETFILTER: dump},
+		del:  map[int]*nl.SocketHandle{unix.NETLINK_NETFILTER: del},
+	}, nil
+}
+
+// openSocket opens one netfilter netlink socket in the calling thread's namespace.
+func openSocket() (*nl.SocketHandle, error) {
+	// Given no multicast groups, Subscribe opens and binds a plain netlink socket, as
+	// netlink.NewHandle does; here the socket is ours to send requests on, so that a dump can
+	// be read message by message instead of whole.
+	s, err := nl.Subscribe(unix.NETLINK_NETFILTER)
 	if err != nil {
 		return nil, fmt.Errorf("ctnetlink: open netfilter netlink socket: %w", err)
 	}
-	return &Flusher{h: h}, nil
+	return &nl.SocketHandle{Socket: s}, nil
 }
 
 // Flush deletes every conntrack entry that matches any filter of plan, with the semantics of
@@ -65,74 +94,166 @@ func New() (*Flusher, error) {
 // ctx is checked before each table dump and between entries; when it is done, Flush stops
 // deleting and returns an error wrapping ctx.Err(). A failed or cancelled Flush may have
 // deleted part of the plan's entries; flushing the same plan again is harmless.
+//
+// Flush is Reconcile without a desired state.
 func (f *Flusher) Flush(ctx context.Context, plan conntrackorder.Plan) error {
+	return f.clear(ctx, "flush", plan, nil)
+}
+
+// Reconcile deletes every conntrack entry that matches a filter of plan, as [Flusher.Flush]
+// does, or that desired contradicts ([conntrackorder.Desired.Contradicts]): UDP flows to a
+// service address and port or a NodePort whose reply source is not a serving endpoint. It
+// reads each address family's table once, for the plan and the desired state together, and
+// only the families either needs ([conntrackorder.Desired.Families]); a nil desired
+// contradicts nothing.
+//
+// The cost is linear: building the plan's sets costs the plan's size, and each entry of the
+// table costs one lookup per filter shape in the plan (at most seven) and at most three for
+// the desired state, whatever the number of filters and services. The table is read message
+// by message and never held: memory does not grow with the table. Each deleted entry costs
+// one netlink round trip.
+//
+// Reconcile refuses a bad plan before it touches the table, like Flush. An empty plan with a
+// desired state that contradicts nothing does nothing. ctx is handled as by Flush. When an
+// entry cannot be deleted, Reconcile goes on with the others and returns an error for the
+// failed ones; when an entry of the dump cannot be read, it returns an error rather than
+// leave it unjudged. Either way the Syncer keeps the plan pending and retries.
+func (f *Flusher) Reconcile(ctx context.Context, plan conntrackorder.Plan, desired *conntrackorder.Desired) error {
+	return f.clear(ctx, "reconcile", plan, desired)
+}
+
+// clear is Flush and Reconcile; op names the operation in errors.
+func (f *Flusher) clear(ctx context.Context, op string, plan conntrackorder.Plan, desired *conntrackorder.Desired) error {
 	// Refuse a bad plan before the first delete: a partly applied plan would be retried whole
 	// by the Syncer anyway, but a refused filter must never look like a flush that matched
 	// nothing (kubernetes#115299: SCTP clears were a silent no-op for years).
 	idx, err := newIndex(plan)
-	if err != nil || len(plan) == 0 {
+	if err != nil {
 		return err
+	}
+	families := idx.families(desired)
+	if len(families) == 0 {
+		return nil // nothing can match
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.h == nil {
-		// A closed netlink.Handle would not fail: it falls back to a fresh socket in the
-		// calling thread's namespace, which may be another node's table in a test.
+	if f.dump == nil {
+		// Never fall back to a fresh socket, as a closed netlink.Handle does: it would be in
+		// the calling thread's namespace, which may be another node's table in a test.
 		return ErrClosed
 	}
-	for _, fam := range idx.families() {
+	for _, fam := range families {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("ctnetlink: flush %s table: %w", fam.name, err)
+			return fmt.Errorf("ctnetlink: %s %s table: %w", op, fam.name, err)
 		}
-		// One dump per family and one filter for the whole plan: netlink calls
-		// MatchConntrackFlow once per entry, and the index answers in a few map lookups,
-		// so the pass costs entries + filters, not entries × filters (kubernetes#135323).
-		m := &matcher{idx: idx, done: ctx.Done()}
-		_, err := f.h.ConntrackDeleteFilters(netlink.ConntrackTable, fam.nl, m)
-		if m.stopped {
-			return fmt.Errorf("ctnetlink: flush %s table: %w", fam.name, ctx.Err())
-		}
-		if err != nil {
-			// Includes netlink.ErrDumpInterrupted: the entries seen were deleted, but some
-			// may have been missed, so the plan is not done and must stay pending.
-			return fmt.Errorf("ctnetlink: flush %s table: %w", fam.name, err)
+		if err := f.pass(ctx, fam, idx, desired); err != nil {
+			return fmt.Errorf("ctnetlink: %s %s table: %w", op, fam.name, err)
 		}
 	}
 	return nil
 }
 
-// Close closes the netlink socket. Later calls to [Flusher.Flush] return [ErrClosed]. Close
-// waits for a running Flush to finish; it always returns nil, and closing twice does nothing.
+// pass reads the table of one address family and deletes the entries that match idx or that
+// desired contradicts, while the dump is being read.
+func (f *Flusher) pass(ctx context.Context, fam family, idx *index, desired *conntrackorder.Desired) error {
+	var (
+		stopped    bool
+		unreadable int
+		failed     int
+		deleteErr  error
+		done       = ctx.Done()
+	)
+	dump := f.request(f.dump, nl.IPCTNL_MSG_CT_GET, unix.NLM_F_DUMP, fam.nl)
+	// One dump per family and one matcher for the plan and the desired state: each entry
+	// costs a few map lookups, so the pass costs entries + filters + services, not
+	// entries × filters (kubernetes#135323). netlink v1.3.1's ConntrackDeleteFilters reads
+	// the whole dump into memory before it matches anything, which is how kube-proxy's
+	// reconciler reached 12 GB (kubernetes#129982); here each message is judged as it
+	// arrives and dropped, so memory stays one receive buffer whatever the table size.
+	err := dump.ExecuteIter(unix.NETLINK_NETFILTER, 0, func(msg []byte) bool {
+		select {
+		case <-done:
+			// Each match costs a delete round trip; stop those. ExecuteIter reads the
+			// rest of the dump without calling back, so the socket stays usable.
+			stopped = true
+			return false
+		default:
+		}
+		e, ok := parseEntry(msg)
+		if !ok {
+			unreadable++
+			return true
+		}
+		if !idx.match(e) && !desired.Contradicts(e.flow()) {
+			return true
+		}
+		// Delete on the second socket while the first is still being read, as conntrack(8)
+		// -D does through a second handle: the kernel resumes a dump from an entry it has
+		// not sent yet, so deleting entries it has sent skips none (checked on Linux 6.18
+		// with thousands of deletes in a 100,000-entry dump, TestReconcileLargeTable).
+		if err := f.delete(msg); err != nil {
+			failed++
+			if deleteErr == nil {
+				deleteErr = err
+			}
+		}
+		return true
+	})
+	if stopped {
+		return ctx.Err()
+	}
+	if failed > 0 {
+		err = multierr.Append(err, fmt.Errorf("delete %d entries: %w", failed, deleteErr))
+	}
+	if unreadable > 0 {
+		err = multierr.Append(err, fmt.Errorf("%d entries could not be read, and were not judged", unreadable))
+	}
+	// err includes netlink's ErrDumpInterrupted: the entries seen were handled, but some may
+	// have been missed, so the plan is not done and must stay pending.
+	return err
+}
+
+// delete deletes the entry a dump message describes. An entry that is gone already, expired
+// or deleted by someone else, is no error.
+func (f *Flusher) delete(msg []byte) error {
+	// The message's family, not the dump's: it is the entry's own.
+	req := f.request(f.del, nl.IPCTNL_MSG_CT_DELETE, unix.NLM_F_ACK, msg[0])
+	// The entry's attributes as the kernel sent them: its tuple identifies it, and its
+	// CTA_ID makes the kernel refuse (ENOENT) if the tuple now belongs to a newer entry,
+	// one the current rules created after this one was read.
+	req.AddRawData(msg[nl.SizeofNfgenmsg:])
+	_, err := req.Execute(unix.NETLINK_NETFILTER, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	return err
+}
+
+// request returns a ctnetlink request of type op with flags, for address family fam, to be
+// sent on sock.
+func (f *Flusher) request(sock map[int]*nl.SocketHandle, op, flags int, fam uint8) *nl.NetlinkRequest {
+	req := &nl.NetlinkRequest{
+		NlMsghdr: unix.NlMsghdr{
+			Len:   unix.SizeofNlMsghdr,
+			Type:  uint16(unix.NFNL_SUBSYS_CTNETLINK<<8 | op),
+			Flags: unix.NLM_F_REQUEST | uint16(flags),
+		},
+		Sockets: sock,
+	}
+	req.AddData(&nl.Nfgenmsg{NfgenFamily: fam, Version: nl.NFNETLINK_V0})
+	return req
+}
+
+// Close closes the netlink sockets. Later calls to [Flusher.Flush] and [Flusher.Reconcile]
+// return [ErrClosed]. Close waits for a running call to finish; it always returns nil, and
+// closing twice does nothing.
 func (f *Flusher) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.h != nil {
-		f.h.Close()
-		f.h = nil
+	if f.dump != nil {
+		f.dump[unix.NETLINK_NETFILTER].Socket.Close()
+		f.del[unix.NETLINK_NETFILTER].Socket.Close()
+		f.dump, f.del = nil, nil
 	}
 	return nil
-}
-
-// matcher is the one netlink.CustomConntrackFilter of a table pass. It stops matching once
-// the flush's context is done, so that a cancelled flush deletes nothing more.
-type matcher struct {
-	idx     *index
-	done    <-chan struct{}
-	stopped bool
-}
-
-// MatchConntrackFlow reports whether flow matches any filter of the plan.
-func (m *matcher) MatchConntrackFlow(flow *netlink.ConntrackFlow) bool {
-	if m.stopped {
-		return false
-	}
-	select {
-	case <-m.done:
-		// Each match costs a delete round trip; stop those, and let the dump's remaining
-		// entries go by without further work.
-		m.stopped = true
-		return false
-	default:
-	}
-	return m.idx.match(flow)
 }

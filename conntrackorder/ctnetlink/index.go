@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/netip"
 
-	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
 	"github.com/safereconcile/safereconcile/conntrackorder"
@@ -49,7 +48,7 @@ type index struct {
 
 // family is an address family to dump, with its name for errors.
 type family struct {
-	nl   netlink.InetFamily
+	nl   uint8 // AF_INET or AF_INET6
 	name string
 }
 
@@ -132,31 +131,30 @@ func shapeOf(k key) shape {
 	return s
 }
 
-// families lists the address families the plan needs dumped, IPv4 first.
-func (x *index) families() []family {
+// families lists the address families the plan or the desired state (nil for none) needs
+// dumped, IPv4 first.
+func (x *index) families(desired *conntrackorder.Desired) []family {
+	v4, v6 := desired.Families()
 	var fs []family
-	if x.v4 {
+	if x.v4 || v4 {
 		fs = append(fs, family{nl: unix.AF_INET, name: "ipv4"})
 	}
-	if x.v6 {
+	if x.v6 || v6 {
 		fs = append(fs, family{nl: unix.AF_INET6, name: "ipv6"})
 	}
 	return fs
 }
 
-// match reports whether flow matches any filter of the index, in at most one map lookup per
+// match reports whether e matches any filter of the index, in at most one map lookup per
 // shape.
-func (x *index) match(flow *netlink.ConntrackFlow) bool {
-	proto := flow.Forward.Protocol
-	if !x.protos[proto] {
+func (x *index) match(e ctEntry) bool {
+	if !x.protos[e.proto] {
 		return false
 	}
-	dport := flow.Forward.DstPort
+	dport := e.origDst.Port()
 	portKnown := x.ports[dport/64]&(1<<(dport%64)) != 0
-	origDst := addrOf(flow.FamilyType, flow.Forward.DstIP)
-	replySrc := addrOf(flow.FamilyType, flow.Reverse.SrcIP)
 	for _, s := range x.shapes {
-		k := key{proto: proto}
+		k := key{proto: e.proto}
 		if s&byDstPort != 0 {
 			if !portKnown {
 				continue
@@ -164,27 +162,14 @@ func (x *index) match(flow *netlink.ConntrackFlow) bool {
 			k.dstPort = dport
 		}
 		if s&byOrigDst != 0 {
-			k.origDst = origDst
+			k.origDst = e.origDst.Addr()
 		}
 		if s&byReplySrc != 0 {
-			k.replySrc = replySrc
+			k.replySrc = e.replySrc.Addr()
 		}
 		if _, ok := x.keys[k]; ok {
 			return true
 		}
 	}
 	return false
-}
-
-// addrOf converts an address of an entry of the given family as netlink parsed it: 4 bytes
-// for IPv4, 16 for IPv6. A missing address gives the zero Addr, which equals no filter
-// address.
-func addrOf(fam uint8, ip []byte) netip.Addr {
-	a, _ := netip.AddrFromSlice(ip)
-	if fam == unix.AF_INET {
-		// An IPv4 entry's address must compare equal to the filter's 4-byte form even if it
-		// ever arrives in net.IP's 16-byte form.
-		a = a.Unmap()
-	}
-	return a
 }
