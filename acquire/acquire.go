@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -14,6 +15,9 @@ import (
 
 // ErrEnded is wrapped by the error of an acquisition attempted after its [Scope] ended.
 var ErrEnded = errors.New("acquire: scope has ended")
+
+// errReleaseGoexit is the reason recorded for a release that called runtime.Goexit.
+var errReleaseGoexit = errors.New("acquire: release called runtime.Goexit")
 
 // A Scope is the lifetime of one operation: what is acquired through it is released when it
 // ends, newest first. Make one with [Run] or [New]; the zero Scope is not usable.
@@ -29,9 +33,10 @@ type Scope struct {
 	detachOnce sync.Once
 	detached   context.Context // context.WithoutCancel(ctx), made on first use
 
-	mu    sync.Mutex
-	ended bool
-	stack []entry // releases in registration order; run from the end
+	mu         sync.Mutex
+	ended      bool
+	tentatives int     // Tentative entries in stack: only they care whether the scope failed
+	stack      []entry // releases in registration order; run from the end
 	// first backs stack until it grows: most scopes hold one or two resources, and this
 	// saves them an allocation on a path that runs on every reconcile.
 	first [2]entry
@@ -99,11 +104,16 @@ func Run(ctx context.Context, fn func(ctx context.Context, s *Scope) error, opts
 // every failure.
 //
 // End must be called directly by a defer statement (defer s.End(&err)), which is how it sees
-// a panic in flight. It cannot see [runtime.Goexit]; use [Run] where that matters. Calls after
-// the first do nothing.
+// a panic in flight. A [runtime.Goexit] in flight (t.FailNow in a test) is a failure too.
+// Calls after the first do nothing.
 func (s *Scope) End(errp *error) {
 	p := recover()
 	failed := p != nil || (errp != nil && *errp != nil)
+	if !failed && s.hasTentatives() {
+		// Only a Tentative's fate depends on the outcome, so only then is it worth reading the
+		// stack to tell runtime.Goexit from a normal return: recover cannot.
+		failed = goexiting()
+	}
 	rp := s.end(errp, failed)
 	if p != nil {
 		panic(p)
@@ -143,8 +153,9 @@ func Temporary[T any](s *Scope, name string,
 }
 
 // Tentative acquires a resource that becomes part of the operation's result if the scope
-// succeeds, and is released if it fails (an error, a panic or runtime.Goexit). On success its
-// lease is [lease.Kept]. Everything else is as for [Temporary].
+// succeeds, and is released if it fails (an error, a panic or runtime.Goexit, with [Run] and
+// with [Scope.End] alike). On success its lease is [lease.Kept]. Everything else is as for
+// [Temporary].
 func Tentative[T any](s *Scope, name string,
 	acquire func(ctx context.Context) (T, error),
 	release func(ctx context.Context, value T) error) (*lease.Lease[T], error) {
@@ -180,6 +191,28 @@ func hold[T any](s *Scope, name string,
 	return l, nil
 }
 
+func (s *Scope) hasTentatives() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tentatives > 0
+}
+
+// goexiting reports whether runtime.Goexit is running the caller's deferred calls: a deferred
+// function called by Goexit has it a few frames up its stack.
+func goexiting() bool {
+	var pcs [16]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	for {
+		f, more := frames.Next()
+		if f.Function == "runtime.Goexit" {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
+}
+
 func (s *Scope) isEnded() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -192,6 +225,9 @@ func (s *Scope) push(e entry) (registered bool, orphan error) {
 	s.mu.Lock()
 	if !s.ended {
 		s.stack = append(s.stack, e)
+		if e.tentative {
+			s.tentatives++
+		}
 		s.mu.Unlock()
 		return true, nil
 	}
@@ -243,9 +279,7 @@ func (s *Scope) unwind(stack []entry, failed bool, errp *error) (panicVal any) {
 		}
 		orphan, p := s.releaseOne(&e)
 		if orphan != nil {
-			if s.cfg.onOrphan != nil {
-				s.cfg.onOrphan(s.detachedCtx(), orphan)
-			}
+			s.orphaned(orphan)
 			if errp != nil {
 				*errp = multierr.Append(*errp, orphan)
 			}
@@ -268,8 +302,13 @@ func (s *Scope) releaseOne(e *entry) (orphan *lease.OrphanError, panicVal any) {
 	returned := false
 	func() {
 		defer func() {
-			if !returned {
-				panicVal = recover()
+			if returned {
+				return
+			}
+			if panicVal = recover(); panicVal == nil {
+				// runtime.Goexit: this goroutine ends here and nobody sees a result, so the
+				// orphan is reported now; the remaining releases still run (see unwind).
+				s.orphaned(&lease.OrphanError{Name: e.name, Err: errReleaseGoexit})
 			}
 		}()
 		if e.lease != nil {
@@ -281,8 +320,9 @@ func (s *Scope) releaseOne(e *entry) (orphan *lease.OrphanError, panicVal any) {
 	}()
 	switch {
 	case err != nil:
-		var oe *lease.OrphanError
-		if errors.As(err, &oe) {
+		// A lease reports its own *lease.OrphanError; a Defer's error is wrapped whole, under
+		// the name it was registered with, whatever it wraps.
+		if oe, ok := err.(*lease.OrphanError); ok && e.lease != nil {
 			return oe, nil
 		}
 		return &lease.OrphanError{Name: e.name, Err: err}, nil
@@ -290,6 +330,13 @@ func (s *Scope) releaseOne(e *entry) (orphan *lease.OrphanError, panicVal any) {
 		return &lease.OrphanError{Name: e.name, Err: fmt.Errorf("acquire: release panicked: %v", panicVal)}, panicVal
 	}
 	return nil, nil
+}
+
+// orphaned hands a failed release to the OnOrphan handler, if there is one.
+func (s *Scope) orphaned(oe *lease.OrphanError) {
+	if s.cfg.onOrphan != nil {
+		s.cfg.onOrphan(s.detachedCtx(), oe)
+	}
 }
 
 // detachedCtx returns the scope's context without its cancellation, made once per scope and

@@ -471,3 +471,57 @@ func TestMisusePanics(t *testing.T) {
 	assert.Panics(t, func() { s.Defer("y", nil) })
 	assert.Panics(t, func() { acquire.ReleaseTimeout(0) })
 }
+
+// TestDeferErrorKeepsItsName: a cleanup whose error wraps some other *lease.OrphanError is
+// still reported under the cleanup's own name, with its whole error.
+func TestDeferErrorKeepsItsName(t *testing.T) {
+	inner := &lease.OrphanError{Name: "member m3", Err: errFlaky}
+	var names []string
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		s.Defer("drain pool", func(context.Context) error { return fmt.Errorf("drain pool p1: %w", inner) })
+		return nil
+	}, acquire.OnOrphan(func(_ context.Context, oe *lease.OrphanError) { names = append(names, oe.Name) }))
+	assert.Equal(t, []string{"drain pool"}, names)
+	assert.EqualError(t, err, "lease: drain pool orphaned: drain pool p1: lease: member m3 orphaned: cloud: 503 backend error")
+}
+
+// TestReleaseGoexitIsReported: a release that calls runtime.Goexit (t.FailNow inside a fake)
+// ends the goroutine, but its orphan is still reported and the other releases still run.
+func TestReleaseGoexitIsReported(t *testing.T) {
+	c := newCloud()
+	var orphans []string
+	var l *lease.Lease[int]
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+			_, _ = acquire.Temporary(s, "a", c.reserve("a"), c.release)
+			l, _ = acquire.Temporary(s, "g", func(context.Context) (int, error) { return 1, nil },
+				func(context.Context, int) error { runtime.Goexit(); return nil })
+			return nil
+		}, acquire.OnOrphan(func(_ context.Context, oe *lease.OrphanError) { orphans = append(orphans, oe.Error()) }))
+	}()
+	<-done
+	assert.Equal(t, []string{"lease: g orphaned: acquire: release called runtime.Goexit"}, orphans)
+	assert.Equal(t, lease.Orphaned, l.State())
+	assert.Empty(t, c.inventory(), "the release after the one that exited still ran")
+}
+
+// TestEndSeesGoexit: with New and a deferred End, runtime.Goexit is a failure too, so a
+// Tentative resource is released.
+func TestEndSeesGoexit(t *testing.T) {
+	c := newCloud()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		func() (err error) {
+			s := acquire.New(context.Background())
+			defer s.End(&err)
+			_, _ = acquire.Tentative(s, "rule", c.reserve("rule"), c.release)
+			runtime.Goexit()
+			return nil
+		}()
+	}()
+	<-done
+	assert.Empty(t, c.inventory())
+}

@@ -27,17 +27,17 @@
 // acquired, not to be yours (the acquire function found an address the user had reserved under
 // their own name), call [lease.Lease.Keep] at once, before anything else can fail: reviewers of
 // kubernetes#20663 preferred leaking an address to deleting a customer's, and Keep states that
-// choice in code. What you know beforehand is not yours, do not acquire through the scope at
-// all. Keep is also how a resource is handed to a longer-lived owner.
+// choice in code. Do not acquire through the scope what you know beforehand is not yours.
+// Keep is also how a resource is handed to a longer-lived owner.
 //
 // When the scope ends, releases run one at a time, newest first, as deferred calls do: a
 // forwarding rule that uses an address is torn down before the address. Each release runs
 // under [context.WithoutCancel] of the scope's context, so the values (loggers, trace spans)
 // stay and a cancelled or expired operation still releases what it acquired, bounded by its
 // own deadline ([ReleaseTimeout], 30s by default). A release that fails is an orphan: [Run]
-// and [Scope.End] return it as a [*lease.OrphanError] joined to the operation's own error
-// (with go.uber.org/multierr; [errors.Is] and [errors.As] reach each one), and [OnOrphan]
-// hears of it once. Nothing is only logged.
+// returns it, and [Scope.End] appends it to the error it is given, as a [*lease.OrphanError]
+// joined to the operation's own error (with go.uber.org/multierr; [errors.Is] and [errors.As]
+// reach each one), and [OnOrphan] hears of it once. Nothing is only logged.
 //
 //	err := acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
 //		addr, err := acquire.Temporary(s, "address "+name,
@@ -55,6 +55,7 @@
 // # Concurrency
 //
 // A Scope is safe for concurrent use by goroutines started inside the operation. Those
-// goroutines should finish before the scope ends; a resource acquired after the end is released
-// at once and its acquisition reports [ErrEnded].
+// goroutines should finish before the scope ends. After the end, [Temporary] and [Tentative]
+// no longer call their acquire function and report [ErrEnded]; an acquisition that was already
+// running when the scope ended is released as soon as it returns, and reports ErrEnded too.
 package acquire

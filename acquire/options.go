@@ -11,7 +11,8 @@ import (
 // DefaultReleaseTimeout bounds each release when no [ReleaseTimeout] is given.
 const DefaultReleaseTimeout = 30 * time.Second
 
-// An Option configures a [Scope] made by [Run] or [New].
+// An Option configures a [Scope] made by [Run] or [New]. A nil Option is a programming error
+// and panics.
 type Option interface {
 	apply(*config)
 }
@@ -37,7 +38,8 @@ func ReleaseTimeout(d time.Duration) Option {
 // OnOrphan calls fn once for each release of the scope that fails, with a context that is
 // not cancelled and carries the scope's values. It is called after the release, before [Run]
 // returns or re-panics (or before [Scope.End] returns), on the goroutine that ends the scope,
-// or on the goroutine that called [Scope.Defer] or acquired after the end. A nil fn is ignored.
+// or on a goroutine of the operation whose acquisition raced the end or that called
+// [Scope.Defer] after it; fn must therefore be safe for concurrent use. A nil fn is ignored.
 // Use it to record or requeue orphans; they are returned as errors as well.
 func OnOrphan(fn func(ctx context.Context, err *lease.OrphanError)) Option {
 	return optionFunc(func(c *config) { c.onOrphan = fn })

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/safereconcile/safereconcile/acquire"
 	"github.com/safereconcile/safereconcile/lease"
@@ -114,7 +113,7 @@ func playRandom(t *testing.T, rng *rand.Rand) {
 		}, acquire.OnOrphan(func(_ context.Context, oe *lease.OrphanError) {
 			mu.Lock()
 			defer mu.Unlock()
-			require.False(t, orphans[oe.Name], "OnOrphan twice for %s", oe.Name)
+			assert.False(t, orphans[oe.Name], "OnOrphan twice for %s", oe.Name)
 			orphans[oe.Name] = true
 		}))
 		returned = true
