@@ -19,8 +19,9 @@ var (
 	// ErrSCTPPort is wrapped by the error [Flusher.Flush] and [Flusher.Reconcile] return for a
 	// plan with an SCTP filter that sets DstPort. github.com/vishvananda/netlink v1.3.1 parses
 	// ports for TCP and UDP flows only and hands every SCTP flow to a matcher with port 0, so
-	// such a filter would match nothing through it. The conntrack(8) backend matches SCTP
-	// ports.
+	// through it such a filter matched nothing. The Flusher now reads entries itself, SCTP
+	// ports included, but keeps refusing such filters until SCTP traffic through it has been
+	// tested on a real kernel. The conntrack(8) backend matches SCTP ports.
 	ErrSCTPPort = errors.New("ctnetlink: cannot match sctp ports, netlink v1.3.1 does not parse them (use ctexec)")
 
 	// ErrClosed is returned by [Flusher.Flush] and [Flusher.Reconcile] after [Flusher.Close],
@@ -38,8 +39,8 @@ var (
 // [New].
 type Flusher struct {
 	mu   sync.Mutex
-	dump map[int]*nl.SocketHandle // by netlink protocol, as nl requests take it; nil once closed
-	del  map[int]*nl.SocketHandle
+	dump *conn // reads the table; nil once closed
+	del  *conn // deletes entries while dump is read
 }
 
 var (
@@ -53,31 +54,16 @@ var (
 // socket opened without the capability still worked from a thread that had it).
 // The caller must [Flusher.Close] it.
 func New() (*Flusher, error) {
-	dump, err := openSocket()
+	dump, err := openConn()
 	if err != nil {
 		return nil, err
 	}
-	del, err := openSocket()
+	del, err := openConn()
 	if err != nil {
-		dump.Socket.Close()
+		dump.close()
 		return nil, err
 	}
-	return &Flusher{
-		dump: map[int]*nl.SocketHandle{unix.NETLINK_NETFILTER: dump},
-		del:  map[int]*nl.SocketHandle{unix.NETLINK_NETFILTER: del},
-	}, nil
-}
-
-// openSocket opens one netfilter netlink socket in the calling thread's namespace.
-func openSocket() (*nl.SocketHandle, error) {
-	// Given no multicast groups, Subscribe opens and binds a plain netlink socket, as
-	// netlink.NewHandle does; here the socket is ours to send requests on, so that a dump can
-	// be read message by message instead of whole.
-	s, err := nl.Subscribe(unix.NETLINK_NETFILTER)
-	if err != nil {
-		return nil, fmt.Errorf("ctnetlink: open netfilter netlink socket: %w", err)
-	}
-	return &nl.SocketHandle{Socket: s}, nil
+	return &Flusher{dump: dump, del: del}, nil
 }
 
 // Flush deletes every conntrack entry that matches any filter of plan, with the semantics of
@@ -163,29 +149,35 @@ func (f *Flusher) pass(ctx context.Context, fam family, idx *index, desired *con
 		deleteErr  error
 		done       = ctx.Done()
 	)
-	dump := f.request(f.dump, nl.IPCTNL_MSG_CT_GET, unix.NLM_F_DUMP, fam.nl)
+	seq, err := f.dump.send(nl.IPCTNL_MSG_CT_GET, unix.NLM_F_DUMP, fam.nl, nil)
+	if err != nil {
+		return err
+	}
 	// One dump per family and one matcher for the plan and the desired state: each entry
 	// costs a few map lookups, so the pass costs entries + filters + services, not
 	// entries × filters (kubernetes#135323). netlink v1.3.1's ConntrackDeleteFilters reads
 	// the whole dump into memory before it matches anything, which is how kube-proxy's
-	// reconciler reached 12 GB (kubernetes#129982); here each message is judged as it
-	// arrives and dropped, so memory stays one receive buffer whatever the table size.
-	err := dump.ExecuteIter(unix.NETLINK_NETFILTER, 0, func(msg []byte) bool {
+	// reconciler reached 12 GB (kubernetes#129982); here each message is judged in the
+	// receive buffer as it arrives, and nothing of it is kept.
+	err = f.dump.receive(seq, func(msg []byte) {
+		if stopped {
+			return
+		}
 		select {
 		case <-done:
-			// Each match costs a delete round trip; stop those. ExecuteIter reads the
-			// rest of the dump without calling back, so the socket stays usable.
+			// Each match costs a delete round trip; stop those, and read the rest of
+			// the dump without judging it, so that the socket stays usable.
 			stopped = true
-			return false
+			return
 		default:
 		}
 		e, ok := parseEntry(msg)
 		if !ok {
 			unreadable++
-			return true
+			return
 		}
 		if !idx.match(e) && !desired.Contradicts(e.flow()) {
-			return true
+			return
 		}
 		// Delete on the second socket while the first is still being read, as conntrack(8)
 		// -D does through a second handle: the kernel resumes a dump from an entry it has
@@ -197,7 +189,6 @@ func (f *Flusher) pass(ctx context.Context, fam family, idx *index, desired *con
 				deleteErr = err
 			}
 		}
-		return true
 	})
 	if stopped {
 		return ctx.Err()
@@ -216,32 +207,18 @@ func (f *Flusher) pass(ctx context.Context, fam family, idx *index, desired *con
 // delete deletes the entry a dump message describes. An entry that is gone already, expired
 // or deleted by someone else, is no error.
 func (f *Flusher) delete(msg []byte) error {
-	// The message's family, not the dump's: it is the entry's own.
-	req := f.request(f.del, nl.IPCTNL_MSG_CT_DELETE, unix.NLM_F_ACK, msg[0])
-	// The entry's attributes as the kernel sent them: its tuple identifies it, and its
-	// CTA_ID makes the kernel refuse (ENOENT) if the tuple now belongs to a newer entry,
-	// one the current rules created after this one was read.
-	req.AddRawData(msg[nl.SizeofNfgenmsg:])
-	_, err := req.Execute(unix.NETLINK_NETFILTER, 0)
+	// The message's family, not the dump's: it is the entry's own. Its attributes go back
+	// as the kernel sent them: the tuple identifies the entry, and CTA_ID makes the kernel
+	// refuse (ENOENT) if the tuple now belongs to a newer entry, one the current rules
+	// created after this one was read.
+	seq, err := f.del.send(nl.IPCTNL_MSG_CT_DELETE, unix.NLM_F_ACK, msg[0], msg[nl.SizeofNfgenmsg:])
+	if err == nil {
+		err = f.del.receive(seq, func([]byte) {})
+	}
 	if errors.Is(err, unix.ENOENT) {
 		return nil
 	}
 	return err
-}
-
-// request returns a ctnetlink request of type op with flags, for address family fam, to be
-// sent on sock.
-func (f *Flusher) request(sock map[int]*nl.SocketHandle, op, flags int, fam uint8) *nl.NetlinkRequest {
-	req := &nl.NetlinkRequest{
-		NlMsghdr: unix.NlMsghdr{
-			Len:   unix.SizeofNlMsghdr,
-			Type:  uint16(unix.NFNL_SUBSYS_CTNETLINK<<8 | op),
-			Flags: unix.NLM_F_REQUEST | uint16(flags),
-		},
-		Sockets: sock,
-	}
-	req.AddData(&nl.Nfgenmsg{NfgenFamily: fam, Version: nl.NFNETLINK_V0})
-	return req
 }
 
 // Close closes the netlink sockets. Later calls to [Flusher.Flush] and [Flusher.Reconcile]
@@ -251,8 +228,8 @@ func (f *Flusher) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.dump != nil {
-		f.dump[unix.NETLINK_NETFILTER].Socket.Close()
-		f.del[unix.NETLINK_NETFILTER].Socket.Close()
+		f.dump.close()
+		f.del.close()
 		f.dump, f.del = nil, nil
 	}
 	return nil

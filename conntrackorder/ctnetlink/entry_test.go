@@ -234,11 +234,12 @@ func TestParseEntryReadsTheKernelsMessages(t *testing.T) {
 	f := newFlusherIn(t, ns)
 	var got []ctEntry
 	for _, fam := range []uint8{unix.AF_INET, unix.AF_INET6} {
-		err := f.request(f.dump, nl.IPCTNL_MSG_CT_GET, unix.NLM_F_DUMP, fam).ExecuteIter(unix.NETLINK_NETFILTER, 0, func(msg []byte) bool {
+		seq, err := f.dump.send(nl.IPCTNL_MSG_CT_GET, unix.NLM_F_DUMP, fam, nil)
+		require.NoError(t, err)
+		err = f.dump.receive(seq, func(msg []byte) {
 			e, ok := parseEntry(msg)
 			assert.True(t, ok, "unreadable message % x", msg)
 			got = append(got, e)
-			return true
 		})
 		require.NoError(t, err)
 	}

@@ -99,9 +99,10 @@ func keyOf(f conntrackorder.Filter) (key, error) {
 		return key{}, err
 	}
 	if f.Protocol == conntrackorder.SCTP && f.DstPort != 0 {
-		// netlink v1.3.1's parseIpTuple skips the port attributes of every protocol but TCP
-		// and UDP, so an SCTP entry reaches the matcher with both ports 0 (measured on a
-		// real kernel). Its addresses are parsed, so address-only SCTP filters do work.
+		// Through netlink v1.3.1, whose parser skips the port attributes of every protocol
+		// but TCP and UDP, an SCTP entry reached the matcher with both ports 0 (measured on
+		// a real kernel). parseEntry reads them, but SCTP traffic through it is untested
+		// (see ErrSCTPPort); address-only SCTP filters work.
 		return key{}, fmt.Errorf("%w: %v", ErrSCTPPort, f)
 	}
 	k := key{origDst: f.OrigDst, replySrc: f.ReplySrc, dstPort: f.DstPort}
