@@ -157,9 +157,9 @@ func TestDesiredNilAndZeroContradictNothing(t *testing.T) {
 func TestDesiredFamilies(t *testing.T) {
 	u := conntrackorder.UDP
 	tests := []struct {
-		name             string
-		give             []conntrackorder.ServicePort
-		want4, wantIPv6 bool
+		name         string
+		give         []conntrackorder.ServicePort
+		want4, want6 bool
 	}{
 		{name: "no service"},
 		{name: "tcp and sctp only", give: []conntrackorder.ServicePort{
@@ -168,9 +168,9 @@ func TestDesiredFamilies(t *testing.T) {
 		}},
 		{name: "udp without address or NodePort", give: []conntrackorder.ServicePort{{Name: "u", Protocol: u, Port: 53}}},
 		{name: "ipv4 cluster IP", give: []conntrackorder.ServicePort{{Name: "u", Protocol: u, Port: 53, ClusterIPs: []netip.Addr{dnsIP4}}}, want4: true},
-		{name: "ipv6 external IP", give: []conntrackorder.ServicePort{{Name: "u", Protocol: u, Port: 53, ExternalIPs: []netip.Addr{dnsIP6}}}, wantIPv6: true},
-		{name: "NodePort is both", give: []conntrackorder.ServicePort{{Name: "u", Protocol: u, Port: 53, ClusterIPs: []netip.Addr{dnsIP4}, NodePort: 30053}}, want4: true, wantIPv6: true},
-		{name: "dual-stack", give: []conntrackorder.ServicePort{{Name: "u", Protocol: u, Port: 53, ClusterIPs: []netip.Addr{dnsIP6, dnsIP4}}}, want4: true, wantIPv6: true},
+		{name: "ipv6 external IP", give: []conntrackorder.ServicePort{{Name: "u", Protocol: u, Port: 53, ExternalIPs: []netip.Addr{dnsIP6}}}, want6: true},
+		{name: "NodePort is both", give: []conntrackorder.ServicePort{{Name: "u", Protocol: u, Port: 53, ClusterIPs: []netip.Addr{dnsIP4}, NodePort: 30053}}, want4: true, want6: true},
+		{name: "dual-stack", give: []conntrackorder.ServicePort{{Name: "u", Protocol: u, Port: 53, ClusterIPs: []netip.Addr{dnsIP6, dnsIP4}}}, want4: true, want6: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,7 +180,7 @@ func TestDesiredFamilies(t *testing.T) {
 			}
 			v4, v6 := tr.Desired().Families()
 			assert.Equal(t, tt.want4, v4, "ipv4")
-			assert.Equal(t, tt.wantIPv6, v6, "ipv6")
+			assert.Equal(t, tt.want6, v6, "ipv6")
 		})
 	}
 	var nilDesired *conntrackorder.Desired

@@ -15,9 +15,9 @@ import (
 	"github.com/safereconcile/safereconcile/conntrackorder"
 )
 
-// This file checks the Tracker and Syncer against two oracles, over random sequences of
-// updates, Syncs with injected program and flush failures, updates that arrive during a Sync,
-// and traffic:
+// This file checks the Tracker and Syncer, in flush mode and in reconcile mode, against two
+// oracles, over random sequences of updates, Syncs with injected program and flush failures,
+// updates that arrive during a Sync, and traffic:
 //
 //   - a reference model that restates the rules as a comparison of a service port's whole
 //     state before and after each update, and keeps the pending list the simplest way;
@@ -27,6 +27,11 @@ import (
 //     may be blackholed (not NATed though a rule NATs its destination) or stale (NATed to a
 //     backend its destination no longer has). This oracle knows nothing of the rules of
 //     collection; it states what the rules are for.
+//
+// In reconcile mode the model also restates which filters the desired state covers and which
+// flows it contradicts, the Reconciler checks Desired.Contradicts against that for every flow
+// it can build from the model's addresses, and a reconcile must not delete a UDP flow NATed
+// to a backend the rules it ran after still NAT its destination to (kubernetes#122740).
 
 var (
 	modelNames   = []string{"ns/a:p", "ns/b:p", "ns/c:p"}
@@ -231,13 +236,92 @@ func (m *model) update(name string, change func(s modelState)) {
 	}
 }
 
+// covers restates which filters a reconcile against the desired state s makes unnecessary: a
+// UDP filter whose address and port, or without address whose NodePort, a UDP service port of
+// s has.
+func (s modelState) covers(f conntrackorder.Filter) bool {
+	if f.Protocol != conntrackorder.UDP || f.DstPort == 0 {
+		return false
+	}
+	for _, svc := range s.services {
+		if svc.proto != conntrackorder.UDP {
+			continue
+		}
+		if f.OrigDst.IsValid() && svc.port == f.DstPort && svc.hasIP(f.OrigDst) {
+			return true
+		}
+		if !f.OrigDst.IsValid() && svc.nodePort == f.DstPort {
+			return true
+		}
+	}
+	return false
+}
+
+// prune is the plan a reconcile-mode Sync hands over: the filters s does not cover.
+func (s modelState) prune(plan conntrackorder.Plan) conntrackorder.Plan {
+	var rest conntrackorder.Plan
+	for _, f := range plan {
+		if !s.covers(f) {
+			rest = append(rest, f)
+		}
+	}
+	return rest
+}
+
+// judgesSomething reports whether some flow may contradict s: it has a UDP service port with
+// an address or a NodePort.
+func (s modelState) judgesSomething() bool {
+	for _, svc := range s.services {
+		if svc.proto == conntrackorder.UDP && (len(svc.ips) > 0 || svc.nodePort != 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// contradicts restates Desired.Contradicts: a UDP flow to a service address and port, or else
+// to a NodePort on any address, whose reply source is no serving endpoint of a service port
+// that claims that destination.
+func (s modelState) contradicts(f conntrackorder.Flow) bool {
+	if f.Protocol != conntrackorder.UDP || !f.OrigDst.Addr().IsValid() {
+		return false
+	}
+	var owners []string
+	for name, svc := range s.services {
+		if svc.proto == conntrackorder.UDP && svc.port == f.OrigDst.Port() && svc.hasIP(f.OrigDst.Addr()) {
+			owners = append(owners, name)
+		}
+	}
+	if len(owners) == 0 {
+		for name, svc := range s.services {
+			if svc.proto == conntrackorder.UDP && svc.nodePort != 0 && svc.nodePort == f.OrigDst.Port() {
+				owners = append(owners, name)
+			}
+		}
+	}
+	if len(owners) == 0 {
+		return false
+	}
+	for _, name := range owners {
+		if s.eps[name][f.ReplySrc] {
+			return false
+		}
+	}
+	return true
+}
+
 // flow is one conntrack entry of the simulated dataplane.
 type flow struct {
 	proto    conntrackorder.Protocol
 	client   netip.AddrPort
 	dst      netip.Addr
 	dport    uint16
-	replySrc netip.Addr // the backend it was NATed to; dst when it was not NATed
+	replySrc netip.AddrPort // the endpoint it was NATed to; dst:dport when it was not NATed
+}
+
+// desc describes f for Desired.Contradicts.
+func (f flow) desc() conntrackorder.Flow {
+	return conntrackorder.Flow{Protocol: f.proto, OrigDst: netip.AddrPortFrom(f.dst, f.dport), ReplySrc: f.replySrc}
 }
 
 type flowKey struct {
@@ -253,9 +337,9 @@ type dataplane struct {
 	table map[flowKey]flow
 }
 
-// backends returns the addresses the rules NAT proto traffic to dst:dport to, and whether a
+// backends returns the endpoints the rules NAT proto traffic to dst:dport to, and whether a
 // service port owns that destination at all.
-func (d *dataplane) backends(proto conntrackorder.Protocol, dst netip.Addr, dport uint16) ([]netip.Addr, bool) {
+func (d *dataplane) backends(proto conntrackorder.Protocol, dst netip.Addr, dport uint16) ([]netip.AddrPort, bool) {
 	isNode := dst == modelNodeIPs[0] || dst == modelNodeIPs[1]
 	for _, name := range modelNames {
 		svc := d.rules.services[name]
@@ -263,13 +347,18 @@ func (d *dataplane) backends(proto conntrackorder.Protocol, dst netip.Addr, dpor
 			continue
 		}
 		if (isNode && svc.nodePort != 0 && svc.nodePort == dport) || (!isNode && svc.port == dport && svc.hasIP(dst)) {
-			var out []netip.Addr
+			var out []netip.AddrPort
 			for e := range d.rules.eps[name] {
-				if e.Addr().Is4() == dst.Is4() && !containsAddr(out, e.Addr()) {
-					out = append(out, e.Addr())
+				if e.Addr().Is4() == dst.Is4() {
+					out = append(out, e)
 				}
 			}
-			sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+			sort.Slice(out, func(i, j int) bool {
+				if out[i].Addr() != out[j].Addr() {
+					return out[i].Addr().Less(out[j].Addr())
+				}
+				return out[i].Port() < out[j].Port()
+			})
 			return out, true
 		}
 	}
@@ -282,7 +371,7 @@ func (d *dataplane) send(k flowKey, pick int) {
 	if _, ok := d.table[k]; ok {
 		return
 	}
-	f := flow{proto: k.proto, client: k.client, dst: k.dst, dport: k.dport, replySrc: k.dst}
+	f := flow{proto: k.proto, client: k.client, dst: k.dst, dport: k.dport, replySrc: netip.AddrPortFrom(k.dst, k.dport)}
 	if backends, _ := d.backends(k.proto, k.dst, k.dport); len(backends) > 0 {
 		f.replySrc = backends[pick%len(backends)]
 	}
@@ -293,7 +382,7 @@ func matches(flt conntrackorder.Filter, f flow) bool {
 	return flt.Protocol == f.proto &&
 		(!flt.OrigDst.IsValid() || flt.OrigDst == f.dst) &&
 		(flt.DstPort == 0 || flt.DstPort == f.dport) &&
-		(!flt.ReplySrc.IsValid() || flt.ReplySrc == f.replySrc)
+		(!flt.ReplySrc.IsValid() || flt.ReplySrc == f.replySrc.Addr())
 }
 
 func (d *dataplane) flush(plan conntrackorder.Plan) {
@@ -312,11 +401,11 @@ func (d *dataplane) violations() []string {
 	var out []string
 	for _, f := range d.table {
 		backends, _ := d.backends(f.proto, f.dst, f.dport)
-		nated := f.replySrc != f.dst
+		nated := f.replySrc != netip.AddrPortFrom(f.dst, f.dport)
 		switch {
 		case len(backends) > 0 && !nated:
 			out = append(out, fmt.Sprintf("blackholed: %v %v -> %v:%d is not NATed, the rules NAT it to %v", f.proto, f.client, f.dst, f.dport, backends))
-		case len(backends) > 0 && !containsAddr(backends, f.replySrc):
+		case len(backends) > 0 && !containsAddrPort(backends, f.replySrc):
 			out = append(out, fmt.Sprintf("stale backend: %v %v -> %v:%d goes to %v, the rules NAT it to %v", f.proto, f.client, f.dst, f.dport, f.replySrc, backends))
 		case len(backends) == 0 && nated:
 			out = append(out, fmt.Sprintf("stale NAT: %v %v -> %v:%d goes to %v, the rules NAT it nowhere", f.proto, f.client, f.dst, f.dport, f.replySrc))
@@ -326,7 +415,7 @@ func (d *dataplane) violations() []string {
 	return out
 }
 
-func containsAddr(list []netip.Addr, a netip.Addr) bool {
+func containsAddrPort(list []netip.AddrPort, a netip.AddrPort) bool {
 	for _, b := range list {
 		if a == b {
 			return true
@@ -362,6 +451,9 @@ type modelRun struct {
 	dp      dataplane
 	log     []string
 
+	reconcileMode bool
+	snapState     modelState // the model's state when the running Sync took its snapshot
+
 	// set per Sync
 	programErr, flushErr error
 	injectInProgram      bool // an update arrives during program, before it reads the state
@@ -369,6 +461,7 @@ type modelRun struct {
 	injectInFlush        bool // an update arrives during the flush
 	trafficInSync        bool // datagrams arrive during program and during the flush
 	injected             bool
+	injectedBeforeRules  bool // an update arrived before program read the state
 	flushCalls           int
 	flushedPlan          conntrackorder.Plan
 }
@@ -377,20 +470,33 @@ type flushFunc func(ctx context.Context, plan conntrackorder.Plan) error
 
 func (f flushFunc) Flush(ctx context.Context, plan conntrackorder.Plan) error { return f(ctx, plan) }
 
+type reconcileFunc func(ctx context.Context, plan conntrackorder.Plan, desired *conntrackorder.Desired) error
+
+func (f reconcileFunc) Reconcile(ctx context.Context, plan conntrackorder.Plan, desired *conntrackorder.Desired) error {
+	return f(ctx, plan, desired)
+}
+
 var (
 	errModelProgram = errors.New("iptables-restore: injected failure")
 	errModelFlush   = errors.New("conntrack: injected failure")
 )
 
-func checkModel(t testing.TB, data []byte) {
+// checkModel runs one input in flush mode (NewSyncer) or in reconcile mode
+// (NewReconcileSyncer).
+func checkModel(t testing.TB, data []byte, reconcileMode bool) {
 	r := &modelRun{
-		t:       t,
-		in:      &byteReader{data: data},
-		tracker: conntrackorder.NewTracker(),
-		model:   model{state: modelState{services: map[string]*modelService{}, eps: map[string]map[netip.AddrPort]bool{}}},
+		t:             t,
+		in:            &byteReader{data: data},
+		tracker:       conntrackorder.NewTracker(),
+		model:         model{state: modelState{services: map[string]*modelService{}, eps: map[string]map[netip.AddrPort]bool{}}},
+		reconcileMode: reconcileMode,
 	}
 	r.dp = dataplane{rules: r.model.state.clone(), table: map[flowKey]flow{}}
-	r.syncer = conntrackorder.NewSyncer(r.tracker, r.program, flushFunc(r.flush))
+	if reconcileMode {
+		r.syncer = conntrackorder.NewReconcileSyncer(r.tracker, r.program, reconcileFunc(r.reconcile))
+	} else {
+		r.syncer = conntrackorder.NewSyncer(r.tracker, r.program, flushFunc(r.flush))
+	}
 	for steps := 0; r.in.more() && steps < 400; steps++ {
 		switch op := r.in.next() % 10; op {
 		case 0, 1:
@@ -611,6 +717,7 @@ func (r *modelRun) program(context.Context) error {
 	}
 	if r.injectInProgram {
 		r.injectUpdate()
+		r.injectedBeforeRules = true
 	}
 	if r.programErr != nil {
 		return r.programErr
@@ -639,6 +746,72 @@ func (r *modelRun) flush(_ context.Context, plan conntrackorder.Plan) error {
 	return nil
 }
 
+// reconcile is the Reconciler of reconcile mode: it checks the desired state against the
+// model's restatement, then deletes from the dataplane what the plan selects and what the
+// desired state contradicts, and checks that no healthy flow went.
+func (r *modelRun) reconcile(_ context.Context, plan conntrackorder.Plan, desired *conntrackorder.Desired) error {
+	r.flushCalls++
+	r.flushedPlan = append(conntrackorder.Plan(nil), plan...)
+	r.checkDesired(desired)
+	if r.trafficInSync {
+		r.traffic() // under the new rules, before the reconcile reads the table
+	}
+	if r.injectInFlush {
+		r.injectUpdate()
+	}
+	if r.flushErr != nil {
+		r.dp.flush(plan[:len(plan)/2]) // a failed reconcile may have deleted some entries
+		return r.flushErr
+	}
+	for k, f := range r.dp.table {
+		if desired.Contradicts(f.desc()) || matchesAny(plan, f) {
+			if f.proto == conntrackorder.UDP && !r.injectedBeforeRules {
+				// The rules program installed are those of the desired state, so a flow
+				// NATed to one of their backends is healthy and must survive.
+				if backends, _ := r.dp.backends(f.proto, f.dst, f.dport); containsAddrPort(backends, f.replySrc) {
+					r.fail("the reconcile deleted a healthy flow: %v %v -> %v:%d goes to %v, the rules NAT it to %v",
+						f.proto, f.client, f.dst, f.dport, f.replySrc, backends)
+				}
+			}
+			delete(r.dp.table, k)
+		}
+	}
+	return nil
+}
+
+// checkDesired compares desired with the model's restatement, for every flow the model's
+// protocols, addresses, ports and endpoints can make.
+func (r *modelRun) checkDesired(desired *conntrackorder.Desired) {
+	r.t.Helper()
+	dsts := append(append([]netip.Addr(nil), modelIPs...), modelNodeIPs...)
+	ports := []uint16{53, 80, 30053, 30080}
+	for _, proto := range []conntrackorder.Protocol{conntrackorder.UDP, conntrackorder.SCTP, conntrackorder.TCP} {
+		for _, dst := range dsts {
+			for _, port := range ports {
+				to := netip.AddrPortFrom(dst, port)
+				for _, reply := range append([]netip.AddrPort{to}, modelEPs...) {
+					if reply.Addr().Is4() != dst.Is4() {
+						continue
+					}
+					f := conntrackorder.Flow{Protocol: proto, OrigDst: to, ReplySrc: reply}
+					if want, got := r.snapState.contradicts(f), desired.Contradicts(f); want != got {
+						r.fail("Desired.Contradicts(%+v) = %v, the model says %v", f, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func matchesAny(plan conntrackorder.Plan, f flow) bool {
+	for _, flt := range plan {
+		if matches(flt, f) {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *modelRun) sync() {
 	r.t.Helper()
 	fail, during := r.in.next(), r.in.next()
@@ -653,10 +826,18 @@ func (r *modelRun) sync() {
 	r.injectAfterProgram = during>>2&3 == 1
 	r.injectInFlush = during>>4&3 == 1
 	r.trafficInSync = during&64 != 0
-	r.injected, r.flushCalls, r.flushedPlan = false, 0, nil
+	r.injected, r.injectedBeforeRules, r.flushCalls, r.flushedPlan = false, false, 0, nil
 	r.log = append(r.log, fmt.Sprintf("Sync(programErr=%v flushErr=%v)", r.programErr != nil, r.flushErr != nil))
 
 	want, mark := r.model.snapshot()
+	r.snapState = r.model.state.clone()
+	calls := len(want) > 0
+	if r.reconcileMode {
+		// The Reconciler gets what the desired state cannot see, and is called whenever
+		// there is a filter left or a flow that may contradict.
+		want = r.snapState.prune(want)
+		calls = len(want) > 0 || r.snapState.judgesSomething()
+	}
 	err := r.syncer.Sync(context.Background())
 
 	switch {
@@ -668,9 +849,9 @@ func (r *modelRun) sync() {
 			r.fail("flushed although program failed")
 		}
 		return
-	case len(want) == 0:
+	case !calls:
 		if err != nil || r.flushCalls != 0 {
-			r.fail("empty plan: Sync returned %v after %d flushes", err, r.flushCalls)
+			r.fail("nothing to clear: Sync returned %v after %d flushes", err, r.flushCalls)
 		}
 	default:
 		if r.flushCalls != 1 {
@@ -705,15 +886,20 @@ func randomInput(seed int64) []byte {
 	return data
 }
 
-// TestTrackerMatchesModel runs many random sequences through checkModel.
+// TestTrackerMatchesModel runs many random sequences through checkModel, in both modes.
 func TestTrackerMatchesModel(t *testing.T) {
 	seeds := 400
 	if testing.Short() {
 		seeds = 50
 	}
-	for seed := 0; seed < seeds; seed++ {
-		data := randomInput(int64(seed))
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { checkModel(t, data) })
+	for _, mode := range []struct {
+		name      string
+		reconcile bool
+	}{{"flush", false}, {"reconcile", true}} {
+		for seed := 0; seed < seeds; seed++ {
+			data := randomInput(int64(seed))
+			t.Run(fmt.Sprintf("%s/%d", mode.name, seed), func(t *testing.T) { checkModel(t, data, mode.reconcile) })
+		}
 	}
 }
 
@@ -744,10 +930,8 @@ func TestModelCatchesFlushBeforeProgram(t *testing.T) {
 	}
 }
 
-// FuzzTracker is TestTrackerMatchesModel driven by the fuzzer:
-//
-//	go test -run '^$' -fuzz FuzzTracker ./conntrackorder/
-func FuzzTracker(f *testing.F) {
+// modelSeeds adds the seed corpus of FuzzTracker and FuzzReconcileSyncer.
+func modelSeeds(f *testing.F) {
 	// none to some, then sync; a failed program; a failed flush with an update during it
 	f.Add([]byte{0, 0, 0, 1, 1, 1, 1, 1, 1, 3, 0, 1, 6, 0, 3, 0, 0, 6, 1, 6, 0})
 	f.Add([]byte{0, 0, 1, 0, 2, 1, 1, 1, 1, 1, 8, 4, 0, 0, 3, 0, 3, 6, 2, 6, 0, 3, 0, 0, 6, 18, 0, 0, 6, 0})
@@ -756,7 +940,24 @@ func FuzzTracker(f *testing.F) {
 	for seed := int64(0); seed < 8; seed++ {
 		f.Add(randomInput(1000 + seed))
 	}
+}
+
+// FuzzTracker is TestTrackerMatchesModel in flush mode, driven by the fuzzer:
+//
+//	go test -run '^$' -fuzz FuzzTracker ./conntrackorder/
+func FuzzTracker(f *testing.F) {
+	modelSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		checkModel(t, data)
+		checkModel(t, data, false)
+	})
+}
+
+// FuzzReconcileSyncer is TestTrackerMatchesModel in reconcile mode, driven by the fuzzer:
+//
+//	go test -run '^$' -fuzz FuzzReconcileSyncer ./conntrackorder/
+func FuzzReconcileSyncer(f *testing.F) {
+	modelSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkModel(t, data, true)
 	})
 }
