@@ -9,7 +9,9 @@
 //   - [github.com/safereconcile/safereconcile/quota]: drops zero entries from a usage delta
 //     before it is checked against a quota (kubernetes#97437).
 //   - [github.com/safereconcile/safereconcile/conntrackorder]: deletes stale UDP and SCTP
-//     conntrack entries only after the forwarding rules are programmed (kubernetes#98305).
+//     conntrack entries only after the forwarding rules are programmed (kubernetes#98305), and
+//     can reconcile the table against the desired state, so that a restart keeps healthy UDP
+//     flows (kubernetes#122740).
 //
 // The module depends on no Kubernetes package; the runnable reproductions of the three bugs
 // live in the separate module github.com/safereconcile/safereconcile/examples.

@@ -68,15 +68,63 @@
 // flow it targets may exist; flushing an unneeded filter after programming only deletes flows
 // that their next packet re-creates through the current rules.
 //
-// A new Tracker knows no history, so its first Sync clears every UDP and SCTP service that has
-// endpoints, like a kube-proxy restart (kubernetes#122740). That costs UDP clients one
-// re-created flow and never leaves a stale one.
+// A new Tracker knows no history, so the first Sync of a [Syncer] made by [NewSyncer] clears
+// every UDP and SCTP service that has endpoints, like a kube-proxy restart (kubernetes#122740).
+// That costs UDP clients one re-created flow and never leaves a stale one. In reconcile mode
+// (below) the UDP services keep their healthy flows.
+//
+// # Reconciling against the table
+//
+// The filters come from events, and an event the Tracker never saw clears nothing: a datagram
+// that arrived while the rules were rebuilt by someone else, a change made while the process
+// was down. And a new process, seeing every service go from none to some, clears every UDP
+// flow. A [Syncer] made by [NewReconcileSyncer] avoids both. After programming, it hands a
+// [Reconciler] the desired state ([Tracker.Desired]: every UDP service port's service IPs
+// and port, NodePort and serving endpoints) and the filters the desired state cannot see, and
+// the Reconciler reads the table once per address family and deletes, in that one pass:
+//
+//   - every UDP flow to a service IP and port, or to a NodePort, whose reply source (address
+//     and port) is not a current serving endpoint of that service port: flows NATed to an
+//     endpoint that has gone or changed its port, the [UNREPLIED] flows that were not NATed
+//     because they arrived before the rules (kubernetes#98305), any flow to a service port
+//     without serving endpoints (see [Desired.Contradicts]);
+//   - every flow the remaining filters select: addresses, ports and NodePorts that no current
+//     service port has (a deleted service, a lost address, kubernetes#141371), and SCTP
+//     service ports, which the desired state leaves to the filters.
+//
+// It never touches TCP flows, UDP flows NATed to a current serving endpoint of their service
+// port, or UDP flows to destinations no service port has now or had since the last
+// successful Sync. A NodePort is recognized by its port on any destination address, since
+// the desired state does not know the node's addresses.
+//
+// A restart now costs nothing healthy: the new process's filters for its UDP services are
+// covered by the desired state and never flushed, so flows NATed to serving endpoints
+// survive, while the stale flows the old process left, or that arrived while no process ran,
+// are deleted because they contradict the state, whatever the events.
+//
+// Use reconcile mode with a backend that reads the table,
+// [github.com/safereconcile/safereconcile/conntrackorder/ctnetlink], and let it run on every
+// Sync: each costs one read of the table, linear in its size plus the state's, in constant
+// memory. Use [NewSyncer] with a backend that can only run filters, such as conntrack(8), or
+// where reading the table on every Sync is too much; it reads nothing unless there is
+// something to flush. In reconcile mode, report the whole state (every service port and its
+// serving endpoints, once the informers have synced) before the first Sync: a UDP service
+// port whose endpoints have not been reported has none as far as the reconcile knows, and its
+// flows would be deleted.
+//
+//	f, err := ctnetlink.New()
+//	if err != nil {
+//		return err
+//	}
+//	defer f.Close()
+//	syncer := conntrackorder.NewReconcileSyncer(tracker, restoreRules, f)
 //
 // # Backends
 //
 // [github.com/safereconcile/safereconcile/conntrackorder/ctexec] runs conntrack(8), one command
-// per filter. [github.com/safereconcile/safereconcile/conntrackorder/ctnetlink] talks netlink
-// and matches the whole plan in one table dump per address family. Tests use
+// per filter; it is a [Flusher]. [github.com/safereconcile/safereconcile/conntrackorder/ctnetlink]
+// talks netlink and matches the whole plan, and the desired state, in one table read per
+// address family; it is a [Flusher] and a [Reconciler]. Tests use
 // [github.com/safereconcile/safereconcile/conntrackorder/conntrackordertest], which records
-// plans.
+// plans and desired states.
 package conntrackorder

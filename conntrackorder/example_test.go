@@ -7,6 +7,7 @@ import (
 	"net/netip"
 
 	"github.com/safereconcile/safereconcile/conntrackorder"
+	"github.com/safereconcile/safereconcile/conntrackorder/conntrackordertest"
 )
 
 // printFlusher prints the plans it is given instead of deleting entries.
@@ -133,4 +134,64 @@ func ExampleTracker_dualStack() {
 	// IPv6 endpoint:
 	//   flush udp orig-dst fd00:30::10 dport 53
 	//   flush udp dport 30053
+}
+
+// A fresh process reports the whole state, then syncs in reconcile mode: the service's
+// filters from no endpoints to some are covered by the desired state and flush nothing, and
+// only the flows that contradict the state are deleted. Later the service is deleted: the
+// desired state no longer sees its address and NodePort, so their filters are handed over.
+func ExampleNewReconcileSyncer() {
+	tracker := conntrackorder.NewTracker()
+	rec := conntrackordertest.New() // a ctnetlink.Flusher in a proxy
+	syncer := conntrackorder.NewReconcileSyncer(tracker, func(context.Context) error { return nil }, rec)
+	ctx := context.Background()
+
+	_ = tracker.SetService(conntrackorder.ServicePort{
+		Name:       "ns/dns:dns",
+		Protocol:   conntrackorder.UDP,
+		Port:       53,
+		ClusterIPs: []netip.Addr{netip.MustParseAddr("172.30.0.10")},
+		NodePort:   30053,
+	})
+	_ = tracker.SetEndpoints("ns/dns:dns", []netip.AddrPort{netip.MustParseAddrPort("10.180.0.7:53")})
+	fmt.Println("pending:", tracker.Pending())
+	fmt.Println(syncer.Sync(ctx))
+	first := rec.Calls()[0]
+	fmt.Println("flushed by filter:", first.Plan)
+	for _, f := range []struct {
+		what string
+		flow conntrackorder.Flow
+	}{
+		{"to the ClusterIP, NATed to the endpoint", udp("172.30.0.10:53", "10.180.0.7:53")},
+		{"to the NodePort, NATed to the endpoint", udp("198.18.0.1:30053", "10.180.0.7:53")},
+		{"to the NodePort, [UNREPLIED] and not NATed", udp("198.18.0.1:30053", "198.18.0.1:30053")},
+		{"to the ClusterIP, NATed to a gone endpoint", udp("172.30.0.10:53", "10.180.0.9:53")},
+		{"to a DNS server outside", udp("8.8.8.8:53", "8.8.8.8:53")},
+	} {
+		fmt.Printf("  %s: deleted %v\n", f.what, first.Desired.Contradicts(f.flow))
+	}
+
+	tracker.DeleteService("ns/dns:dns")
+	fmt.Println(syncer.Sync(ctx))
+	fmt.Println("flushed by filter:", rec.Calls()[1].Plan)
+	// Output:
+	// pending: [udp orig-dst 172.30.0.10 dport 53 udp dport 30053]
+	// <nil>
+	// flushed by filter: []
+	//   to the ClusterIP, NATed to the endpoint: deleted false
+	//   to the NodePort, NATed to the endpoint: deleted false
+	//   to the NodePort, [UNREPLIED] and not NATed: deleted true
+	//   to the ClusterIP, NATed to a gone endpoint: deleted true
+	//   to a DNS server outside: deleted false
+	// <nil>
+	// flushed by filter: [udp orig-dst 172.30.0.10 dport 53 udp dport 30053]
+}
+
+// udp describes a UDP flow to dst whose replies come from replySrc.
+func udp(dst, replySrc string) conntrackorder.Flow {
+	return conntrackorder.Flow{
+		Protocol: conntrackorder.UDP,
+		OrigDst:  netip.MustParseAddrPort(dst),
+		ReplySrc: netip.MustParseAddrPort(replySrc),
+	}
 }
