@@ -78,10 +78,11 @@ func (f inNamespace) Flush(ctx context.Context, plan conntrackorder.Plan) error 
 type kernelScenario struct {
 	topo     *netnstest.Topology
 	addrs    netnstest.Addrs
-	tracker  *conntrackorder.Tracker
-	client   *netnstest.UDPClient
-	nodePort netip.AddrPort
-	backend  netip.AddrPort
+	tracker   *conntrackorder.Tracker
+	client    *netnstest.UDPClient
+	nodePort  netip.AddrPort
+	backend   netip.AddrPort
+	clusterIP netip.Addr
 
 	mu        sync.Mutex
 	endpoints []netip.AddrPort // what program installs
@@ -91,24 +92,29 @@ func newKernelScenario(t *testing.T, ipv6 bool) *kernelScenario {
 	t.Helper()
 	topo := netnstest.NewTopology(t)
 	s := &kernelScenario{topo: topo, addrs: topo.IPv4, tracker: conntrackorder.NewTracker()}
-	clusterIP := netip.MustParseAddr("198.18.3.10")
+	s.clusterIP = netip.MustParseAddr("198.18.3.10")
 	if ipv6 {
 		s.addrs = topo.IPv6
-		clusterIP = netip.MustParseAddr("2001:db8:3::10")
+		s.clusterIP = netip.MustParseAddr("2001:db8:3::10")
 	}
 	s.nodePort = netip.AddrPortFrom(s.addrs.Node, kernelNodePort)
 	s.backend = netip.AddrPortFrom(s.addrs.Pod, kernelPodPort)
 	topo.Pod.StartUDPEcho(t, s.backend)
 	s.client = topo.Client.ListenUDP(t, netip.AddrPortFrom(s.addrs.Client, 40000))
 
-	require.NoError(t, s.tracker.SetService(conntrackorder.ServicePort{
+	require.NoError(t, s.tracker.SetService(s.servicePort()))
+	return s
+}
+
+// servicePort is the scenario's service as a proxy reports it to a Tracker.
+func (s *kernelScenario) servicePort() conntrackorder.ServicePort {
+	return conntrackorder.ServicePort{
 		Name:       kernelSvcName,
 		Protocol:   conntrackorder.UDP,
 		Port:       kernelSvcPort,
-		ClusterIPs: []netip.Addr{clusterIP},
+		ClusterIPs: []netip.Addr{s.clusterIP},
 		NodePort:   kernelNodePort,
-	}))
-	return s
+	}
 }
 
 // program installs the DNAT rule for the first known endpoint, if any.
@@ -136,8 +142,14 @@ func (s *kernelScenario) endpointArrives(t *testing.T) {
 // is answered.
 func (s *kernelScenario) requireDark(t *testing.T, why string) {
 	t.Helper()
+	s.requireDarkFrom(t, s.client, why)
+}
+
+// requireDarkFrom is requireDark for another client.
+func (s *kernelScenario) requireDarkFrom(t *testing.T, c *netnstest.UDPClient, why string) {
+	t.Helper()
 	for i := 0; i < 3; i++ {
-		replied, err := s.client.Exchange(s.nodePort, kernelDarkWait)
+		replied, err := c.Exchange(s.nodePort, kernelDarkWait)
 		require.NoError(t, err)
 		require.False(t, replied, "%s: the NodePort answered\n%s", why, s.conntrack(t))
 	}
@@ -148,8 +160,14 @@ func (s *kernelScenario) requireDark(t *testing.T, why string) {
 // tolerates a loaded machine.
 func (s *kernelScenario) requireReplies(t *testing.T, why string) {
 	t.Helper()
+	s.requireRepliesFrom(t, s.client, why)
+}
+
+// requireRepliesFrom is requireReplies for another client.
+func (s *kernelScenario) requireRepliesFrom(t *testing.T, c *netnstest.UDPClient, why string) {
+	t.Helper()
 	for i := 0; i < 3; i++ {
-		replied, err := s.client.Exchange(s.nodePort, kernelReplyWait)
+		replied, err := c.Exchange(s.nodePort, kernelReplyWait)
 		require.NoError(t, err)
 		if replied {
 			return
@@ -310,5 +328,242 @@ func TestKernelSCTPNodePort(t *testing.T) {
 			}
 			assert.Equal(t, !tt.wantEntryGone, found, "stale sctp entry present; table:\n%s", strings.Join(entries, "\n"))
 		})
+	}
+}
+
+// The real-kernel tests of reconcile mode. Besides the datagrams of real clients, they create
+// entries directly in the node's table: flows to the ClusterIP, which the client namespace
+// cannot route to, to the NodePort on the node's other address, and flows NATed to an
+// endpoint where nothing runs any more.
+
+// kernelFamilies are the address families each scenario runs in.
+var kernelFamilies = []struct {
+	name string
+	ipv6 bool
+}{{"ipv4", false}, {"ipv6", true}}
+
+// netlinkFlusher opens a ctnetlink Flusher on the node's table.
+func (s *kernelScenario) netlinkFlusher(t *testing.T) *ctnetlink.Flusher {
+	t.Helper()
+	var f *ctnetlink.Flusher
+	require.NoError(t, s.topo.Node.Do(func() error {
+		var err error
+		f, err = ctnetlink.New()
+		return err
+	}))
+	t.Cleanup(func() { assert.NoError(t, f.Close()) })
+	return f
+}
+
+// goneBackend is an endpoint in the pod's subnet where nothing runs: one that has left.
+func (s *kernelScenario) goneBackend() netip.AddrPort {
+	a := netip.MustParseAddr("198.18.2.3")
+	if s.addrs.Pod.Is6() {
+		a = netip.MustParseAddr("2001:db8:2::3")
+	}
+	return netip.AddrPortFrom(a, kernelPodPort)
+}
+
+// entry is a UDP entry from the client's address and port to dst, NATed to replySrc (zero:
+// not NATed), as Table.List shows it.
+func (s *kernelScenario) entry(port uint16, dst, replySrc netip.AddrPort) netnstest.Flow {
+	return netnstest.Flow{Protocol: "udp", Src: netip.AddrPortFrom(s.addrs.Client, port), Dst: dst, ReplySrc: replySrc}
+}
+
+// requireTable checks which of the given entries the node's table holds.
+func (s *kernelScenario) requireTable(t *testing.T, present, absent []netnstest.Flow) {
+	t.Helper()
+	got, err := s.topo.Node.Table(t).List()
+	require.NoError(t, err)
+	in := map[netnstest.Flow]bool{}
+	for _, f := range got {
+		in[f] = true
+	}
+	for _, f := range present {
+		assert.True(t, in[f], "entry deleted: %+v\n%s", f, s.conntrack(t))
+	}
+	for _, f := range absent {
+		assert.False(t, in[f], "entry left: %+v\n%s", f, s.conntrack(t))
+	}
+}
+
+// TestKernelReconcileRestart restarts the proxy on a node whose table holds healthy flows and
+// stale ones: a fresh Tracker and Syncer with the same state sync once. In reconcile mode the
+// healthy flows survive; in flush mode every flow of the service goes (kubernetes#122740),
+// which shows that the test can fail. The stale flows go in both: an [UNREPLIED] entry left
+// by a datagram that arrived before the rule, and a flow NATed to an endpoint that left while
+// no proxy ran.
+func TestKernelReconcileRestart(t *testing.T) {
+	netnstest.Require(t)
+	for _, family := range kernelFamilies {
+		family := family
+		for _, mode := range []struct {
+			name        string
+			reconcile   bool
+			keepHealthy bool
+		}{{"reconcile", true, true}, {"flush", false, false}} {
+			mode := mode
+			t.Run(mode.name+"/"+family.name, func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				s := newKernelScenario(t, family.ipv6)
+				table := s.topo.Node.Table(t)
+
+				// A client whose first datagram arrives before any rule.
+				late := s.topo.Client.ListenUDP(t, netip.AddrPortFrom(s.addrs.Client, 40001))
+				s.requireDarkFrom(t, late, "before the rule")
+				s.requireStaleEntry(t)
+
+				// The old proxy programs the rule and dies before it flushes. The first
+				// client's flow is NATed to the pod.
+				s.endpointArrives(t)
+				require.NoError(t, s.program(ctx))
+				s.requireReplies(t, "through the old proxy's rule")
+				s.requireDarkFrom(t, late, "the late client's entry is stale")
+
+				toPod := func(port uint16, dst netip.AddrPort) netnstest.Flow { return s.entry(port, dst, s.backend) }
+				healthy := []netnstest.Flow{
+					toPod(40000, s.nodePort), // the first client's, made by the kernel
+					toPod(41000, netip.AddrPortFrom(s.clusterIP, kernelSvcPort)),
+					toPod(41001, netip.AddrPortFrom(s.addrs.Gateway, kernelNodePort)),
+				}
+				stale := []netnstest.Flow{
+					s.entry(40001, s.nodePort, netip.AddrPort{}), // the late client's [UNREPLIED]
+					s.entry(41002, netip.AddrPortFrom(s.clusterIP, kernelSvcPort), s.goneBackend()),
+				}
+				require.NoError(t, table.Insert(healthy[1:]...))
+				require.NoError(t, table.Insert(stale[1:]...))
+				s.requireTable(t, append(healthy, stale...), nil)
+
+				// The new proxy reports the whole state, then syncs once.
+				tracker := conntrackorder.NewTracker()
+				require.NoError(t, tracker.SetService(s.servicePort()))
+				require.NoError(t, tracker.SetEndpoints(kernelSvcName, []netip.AddrPort{s.backend}))
+				var syncer *conntrackorder.Syncer
+				if mode.reconcile {
+					syncer = conntrackorder.NewReconcileSyncer(tracker, s.program, s.netlinkFlusher(t))
+				} else {
+					syncer = conntrackorder.NewSyncer(tracker, s.program, s.netlinkFlusher(t))
+				}
+				require.NoError(t, syncer.Sync(ctx))
+
+				if mode.keepHealthy {
+					s.requireTable(t, healthy, stale)
+				} else {
+					s.requireTable(t, nil, append(healthy, stale...))
+				}
+				s.requireRepliesFrom(t, late, "after the restart")
+				s.requireReplies(t, "after the restart")
+			})
+		}
+	}
+}
+
+// TestKernelReconcileMissedEvent loses the rule for a while without the Tracker hearing of it,
+// as when another agent rebuilds the nat table: a client's first datagram in that window
+// leaves an [UNREPLIED] entry, and no event asks for it to be cleared. Reconcile mode deletes
+// it on the next Sync because it contradicts the state; flush mode has nothing pending and
+// leaves the client dark, which shows that the test can fail.
+func TestKernelReconcileMissedEvent(t *testing.T) {
+	netnstest.Require(t)
+	for _, family := range kernelFamilies {
+		family := family
+		for _, mode := range []struct {
+			name      string
+			reconcile bool
+		}{{"reconcile", true}, {"flush", false}} {
+			mode := mode
+			t.Run(mode.name+"/"+family.name, func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				s := newKernelScenario(t, family.ipv6)
+				var syncer *conntrackorder.Syncer
+				if mode.reconcile {
+					syncer = conntrackorder.NewReconcileSyncer(s.tracker, s.program, s.netlinkFlusher(t))
+				} else {
+					syncer = conntrackorder.NewSyncer(s.tracker, s.program, s.netlinkFlusher(t))
+				}
+				s.endpointArrives(t)
+				require.NoError(t, syncer.Sync(ctx))
+				s.requireReplies(t, "after the endpoint arrived")
+
+				require.NoError(t, s.topo.Node.DeleteDNAT(ctx, netnstest.DNAT{Protocol: "udp", Port: kernelNodePort, To: s.backend}))
+				late := s.topo.Client.ListenUDP(t, netip.AddrPortFrom(s.addrs.Client, 40001))
+				s.requireDarkFrom(t, late, "while the rule is missing")
+				s.requireStaleEntry(t)
+
+				require.NoError(t, syncer.Sync(ctx)) // programs the rule again; no event came
+				assert.Empty(t, s.tracker.Pending())
+
+				if mode.reconcile {
+					s.requireRepliesFrom(t, late, "after a reconcile")
+				} else {
+					s.requireDarkFrom(t, late, "flush mode had no event to clear it")
+				}
+				s.requireReplies(t, "the first client's flow was left alone")
+			})
+		}
+	}
+}
+
+// TestKernelReconcileEndpointLeft removes one of two endpoints: the flows NATed to it go, the
+// flows NATed to the other stay, whether the proxy saw the endpoint leave or started after it
+// had left.
+func TestKernelReconcileEndpointLeft(t *testing.T) {
+	netnstest.Require(t)
+	for _, family := range kernelFamilies {
+		family := family
+		for _, restart := range []bool{false, true} {
+			restart := restart
+			name := "reported"
+			if restart {
+				name = "while no proxy ran"
+			}
+			t.Run(name+"/"+family.name, func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				s := newKernelScenario(t, family.ipv6)
+				gone := s.goneBackend()
+				s.mu.Lock()
+				s.endpoints = []netip.AddrPort{s.backend, gone} // program NATs to the first
+				s.mu.Unlock()
+				require.NoError(t, s.tracker.SetEndpoints(kernelSvcName, []netip.AddrPort{s.backend, gone}))
+				flusher := s.netlinkFlusher(t)
+				syncer := conntrackorder.NewReconcileSyncer(s.tracker, s.program, flusher)
+				require.NoError(t, syncer.Sync(ctx))
+				s.requireReplies(t, "with two endpoints")
+
+				svc := netip.AddrPortFrom(s.clusterIP, kernelSvcPort)
+				gw := netip.AddrPortFrom(s.addrs.Gateway, kernelNodePort)
+				kept := []netnstest.Flow{
+					s.entry(40000, s.nodePort, s.backend), // the client's, made by the kernel
+					s.entry(41000, svc, s.backend),
+					s.entry(41001, gw, s.backend),
+				}
+				leaving := []netnstest.Flow{
+					s.entry(41002, svc, gone),
+					s.entry(41003, s.nodePort, gone),
+					s.entry(41004, gw, gone),
+				}
+				require.NoError(t, s.topo.Node.Table(t).Insert(append(kept[1:], leaving...)...))
+				require.NoError(t, syncer.Sync(ctx))
+				s.requireTable(t, append(kept, leaving...), nil) // both endpoints serve
+
+				s.mu.Lock()
+				s.endpoints = []netip.AddrPort{s.backend}
+				s.mu.Unlock()
+				tracker := s.tracker
+				if restart {
+					tracker = conntrackorder.NewTracker()
+					require.NoError(t, tracker.SetService(s.servicePort()))
+					syncer = conntrackorder.NewReconcileSyncer(tracker, s.program, flusher)
+				}
+				require.NoError(t, tracker.SetEndpoints(kernelSvcName, []netip.AddrPort{s.backend}))
+				require.NoError(t, syncer.Sync(ctx))
+
+				s.requireTable(t, kept, leaving)
+				s.requireReplies(t, "after the other endpoint left")
+			})
+		}
 	}
 }
