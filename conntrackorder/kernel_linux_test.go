@@ -76,8 +76,8 @@ func (f inNamespace) Flush(ctx context.Context, plan conntrackorder.Plan) error 
 // endpoint, a client that has already sent to the NodePort, and the program function a proxy
 // would run: it installs the DNAT rule for the endpoints it has been told about.
 type kernelScenario struct {
-	topo     *netnstest.Topology
-	addrs    netnstest.Addrs
+	topo      *netnstest.Topology
+	addrs     netnstest.Addrs
 	tracker   *conntrackorder.Tracker
 	client    *netnstest.UDPClient
 	nodePort  netip.AddrPort
