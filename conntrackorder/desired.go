@@ -6,8 +6,7 @@ import (
 )
 
 // A Flow describes one conntrack entry the way [Desired.Contradicts] needs it. A backend fills
-// it from the table; it holds no pointers of its own, so describing an entry allocates
-// nothing.
+// it from the table; it is a small value, and describing an entry allocates nothing.
 //
 // Addresses of an IPv4 entry must be IPv4, not IPv4-mapped IPv6, as conntrack stores them.
 type Flow struct {
@@ -26,10 +25,10 @@ type Flow struct {
 // NodePort, and its serving endpoints. It tells a backend which conntrack entries contradict
 // that state (see [Desired.Contradicts]).
 //
-// Only UDP service ports are in it. A TCP flow that lost its backend ends by itself; SCTP
-// flows are left to the filters of [Tracker.Pending], because a backend that cannot read SCTP
-// ports could not look them up (see
-// [github.com/safereconcile/safereconcile/conntrackorder/ctnetlink]).
+// Only UDP service ports are in it. A TCP flow that lost its backend ends by itself. SCTP
+// service ports are still cleared by the filters of [Tracker.Pending], which the conntrack(8)
+// backend applies: the netlink backend, the one that reads the table, does not match SCTP
+// ports (see [github.com/safereconcile/safereconcile/conntrackorder/ctnetlink]).
 //
 // A Desired is never modified after it was made, so it is safe for concurrent use and may be
 // shared. Its methods answer with map lookups: their cost does not depend on the number of
