@@ -170,10 +170,21 @@ func (t *Tracker) desiredLocked() *Desired {
 	if t.desired != nil {
 		return t.desired
 	}
+	// Size the maps first: growing them would cost as much again in copies and garbage.
+	var nDsts, nNodePorts, nServing int
+	for name, svc := range t.services {
+		if svc.proto == UDP {
+			nDsts += len(svc.ips)
+			nServing += len(t.endpoints[name])
+			if svc.nodePort != 0 {
+				nNodePorts++
+			}
+		}
+	}
 	d := &Desired{
-		dsts:      make(map[netip.AddrPort]int32),
-		nodePorts: make(map[uint16]int32),
-		serving:   make(map[servingKey]struct{}),
+		dsts:      make(map[netip.AddrPort]int32, nDsts),
+		nodePorts: make(map[uint16]int32, nNodePorts),
+		serving:   make(map[servingKey]struct{}, nServing),
 	}
 	// Group g is the endpoints of the service port groups[g]. A destination claimed by
 	// several service ports gets a group of its own, the union of theirs, below.

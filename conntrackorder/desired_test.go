@@ -530,19 +530,24 @@ func TestNewReconcileSyncerPanicsOnNil(t *testing.T) {
 	assert.PanicsWithValue(t, msg, func() { conntrackorder.NewReconcileSyncer(tr, program, nil) })
 }
 
-// BenchmarkDesired measures building the desired state of many UDP services after one
+// BenchmarkDesired measures building the desired state of many UDP services with two
+// endpoints each (the first 2,000 with a NodePort, as the NodePort range allows) after one
 // endpoint change, and judging one flow against it.
 func BenchmarkDesired(b *testing.B) {
 	for _, services := range []int{100, 10000} {
 		tr := conntrackorder.NewTracker()
 		for i := 0; i < services; i++ {
 			name := fmt.Sprintf("ns/svc%d:dns", i)
+			var np uint16
+			if i < 2000 {
+				np = uint16(30000 + i)
+			}
 			if err := tr.SetService(conntrackorder.ServicePort{
 				Name:       name,
 				Protocol:   conntrackorder.UDP,
 				Port:       53,
 				ClusterIPs: []netip.Addr{netip.AddrFrom4([4]byte{172, 30, byte(i >> 8), byte(i)})},
-				NodePort:   uint16(30000 + i%2000),
+				NodePort:   np,
 			}); err != nil {
 				b.Fatal(err)
 			}
