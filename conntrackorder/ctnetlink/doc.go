@@ -51,9 +51,9 @@
 // keeps nothing. Peak memory is the two buffers whatever the table size; time is linear in
 // the number of entries, plus the plan and the desired state, plus one netlink round trip per
 // deleted entry. On a 100,000-entry table with 2,000 stale entries (BenchmarkReconcile100k,
-// Linux 6.18, 2 vCPUs) one reconcile took about 160 ms and its resident memory rose by about
-// 3.5 bytes per entry; ConntrackDeleteFilters with the same judgment took about 600-750 ms and
-// 580 bytes per entry.
+// Linux 6.18, 2 shared vCPUs) one reconcile took 130-160 ms and its resident memory rose by
+// about 3.6 bytes per entry; ConntrackDeleteFilters with the same judgment took 500-750 ms and
+// 570 bytes per entry.
 //
 // The package works on Linux only; on other systems it is empty.
 package ctnetlink
