@@ -70,9 +70,10 @@ type servingKey struct {
 // A destination that is a service IP and port is judged by that service port alone, even if
 // the port is also a NodePort: in the rules a service IP matches before the NodePort does. A
 // NodePort is recognized by port alone, on any destination address, as conntrack --dport
-// does: a node has many addresses and the snapshot does not know them. When two service ports
-// claim the same destination, for example one external IP given to two services, a flow to
-// it contradicts only if it serves neither.
+// does: a node has many addresses and the snapshot does not know them. So a UDP flow the node
+// forwards to another host's port of the same number contradicts too, and every reconcile
+// deletes it. When two service ports claim the same destination, for example one external IP
+// given to two services, a flow to it contradicts only if it serves neither.
 //
 // Contradicts costs at most three map lookups and allocates nothing.
 func (d *Desired) Contradicts(f Flow) bool {

@@ -95,7 +95,9 @@
 // It never touches TCP flows, UDP flows NATed to a current serving endpoint of their service
 // port, or UDP flows to destinations no service port has now or had since the last
 // successful Sync. A NodePort is recognized by its port on any destination address, since
-// the desired state does not know the node's addresses.
+// the desired state does not know the node's addresses: a UDP flow the node forwards to
+// another host's port of the same number is deleted too, as the filter for the NodePort would
+// delete it.
 //
 // A restart now costs nothing healthy: the new process's filters for its UDP services are
 // covered by the desired state and never flushed, so flows NATed to serving endpoints
