@@ -64,9 +64,11 @@ func NewTracker() *Tracker {
 //     the filters of a change from no serving endpoints to some, as for [Tracker.SetEndpoints];
 //   - for every address, port and NodePort the service port had and no longer has (also when
 //     its protocol changed): {OrigDst: IP, DstPort: old port} per lost address and port pair
-//     and {DstPort: old NodePort}, whether or not it had endpoints;
-//   - for every address, port and NodePort it gains while it has serving endpoints of that
-//     address family: {OrigDst: IP, DstPort: port} and {DstPort: NodePort}.
+//     and {DstPort: old NodePort}, whether or not it had endpoints.
+//
+// An address, port or NodePort that an existing service port gains collects nothing: a
+// datagram that reached it before its rule existed may have left an entry that is not NATed,
+// and only a [Syncer] made by [NewReconcileSyncer] finds such an entry (it reads the table).
 //
 // Setting a service port to the state it already has collects nothing. The order of the
 // addresses matters only for the order of the filters; duplicates are ignored.
@@ -85,7 +87,12 @@ func (t *Tracker) SetService(sp ServicePort) error {
 	t.desired = nil
 	eps := t.endpoints[sp.Name]
 	t.collectLost(old, svc)
-	t.collectGained(old, eps, svc, eps)
+	if old == nil || old.proto != svc.proto {
+		// New to this protocol: serving endpoints it already has (they may arrive first) go
+		// from none to some now. A service port that merely changed collects only what it
+		// lost, as the contract of this package states.
+		t.collectGained(nil, nil, svc, eps)
+	}
 	return nil
 }
 

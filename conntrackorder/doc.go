@@ -49,8 +49,6 @@
 //   - Serving endpoints from none to some: every service IP with the service port, then the
 //     NodePort. For a dual-stack service, also when the first endpoints of one address family
 //     arrive.
-//   - An address, port or NodePort a service port with serving endpoints gains: the same
-//     filters for what it gained, for the same reason: until now nothing NATed it.
 //   - A serving endpoint gone (removed, or not serving any more): every service IP with the
 //     port, and the NodePort, each restricted to flows NATed to that endpoint. Also when it was
 //     the last one.
@@ -58,6 +56,12 @@
 //     it no longer has.
 //
 // Filters are de-duplicated, and a flush applies them in the order of [Tracker.Pending].
+//
+// Nothing is collected for an address, port or NodePort that a service port with endpoints
+// gains (a LoadBalancer IP assigned late, say): a datagram that reached it before its rule
+// existed may have left an entry that is not NATed, and no event says which. Events cannot
+// see such an entry, nor one left by an event the process missed; a [Syncer] made by
+// [NewReconcileSyncer] reads the table and finds both.
 //
 // # Pending filters
 //

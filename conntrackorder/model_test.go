@@ -156,6 +156,18 @@ func flushes(p conntrackorder.Protocol) bool {
 	return p == conntrackorder.UDP || p == conntrackorder.SCTP
 }
 
+func sameEps(a, b map[netip.AddrPort]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for e := range a {
+		if !b[e] {
+			return false
+		}
+	}
+	return true
+}
+
 func hasFamily(eps map[netip.AddrPort]bool, v4 bool) bool {
 	for e := range eps {
 		if e.Addr().Is4() == v4 {
@@ -188,12 +200,14 @@ func (m *model) update(name string, change func(s modelState)) {
 			m.collect(conntrackorder.Filter{Protocol: bSvc.proto, DstPort: bSvc.nodePort})
 		}
 	}
-	// Gained: what gets a NATing rule (serving endpoints of its family) and had none.
-	if aSvc != nil && flushes(aSvc.proto) && len(aEps) > 0 {
-		same := bSvc != nil && bSvc.proto == aSvc.proto
+	// Gained: serving endpoints from none to some, in all or in one address family, for the
+	// addresses and NodePort the service port has. A service port that only changed gains
+	// nothing (the contract lists only what it lost).
+	same := bSvc != nil && aSvc != nil && bSvc.proto == aSvc.proto
+	if aSvc != nil && flushes(aSvc.proto) && len(aEps) > 0 && (!same || !sameEps(bEps, aEps)) {
 		fromNone := !same || len(bEps) == 0
 		for _, ip := range aSvc.ips {
-			before := same && bSvc.port == aSvc.port && bSvc.hasIP(ip) && hasFamily(bEps, ip.Is4())
+			before := same && hasFamily(bEps, ip.Is4())
 			if fromNone || (hasFamily(aEps, ip.Is4()) && !before) {
 				m.collect(conntrackorder.Filter{Protocol: aSvc.proto, OrigDst: ip, DstPort: aSvc.port})
 			}
@@ -201,7 +215,7 @@ func (m *model) update(name string, change func(s modelState)) {
 		if aSvc.nodePort != 0 {
 			gained := fromNone
 			for _, v4 := range []bool{true, false} {
-				before := same && bSvc.nodePort == aSvc.nodePort && hasFamily(bEps, v4)
+				before := same && hasFamily(bEps, v4)
 				gained = gained || (hasFamily(aEps, v4) && !before)
 			}
 			if gained {
@@ -661,9 +675,20 @@ func (r *modelRun) badInput() {
 
 // traffic sends a datagram from a client to a service address, a node address (NodePort) or
 // an address no service has yet.
+//
+// Where event filters are all there is (flush mode, and SCTP in reconcile mode), only to
+// destinations the programmed rules own: a datagram to an address or NodePort that no rule
+// owned yet leaves an entry that is not NATed, and when a service port that already has
+// endpoints gains that destination, the event filters collect nothing for it (the contract
+// lists only what a service port lost). Reading the table is the only way to find such an
+// entry; reconcile mode does for UDP, and gets every UDP destination.
 func (r *modelRun) traffic() {
 	for n := r.in.next()%3 + 1; n > 0; n-- {
 		k := r.randomFlow()
+		judged := r.reconcileMode && k.proto == conntrackorder.UDP
+		if _, owned := r.dp.backends(k.proto, k.dst, k.dport); !owned && !judged {
+			continue
+		}
 		r.log = append(r.log, fmt.Sprintf("datagram %v %v -> %v:%d", k.proto, k.client, k.dst, k.dport))
 		r.dp.send(k, r.in.next())
 	}

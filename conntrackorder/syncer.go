@@ -73,6 +73,11 @@ func NewReconcileSyncer(t *Tracker, program func(ctx context.Context) error, r R
 // Sync waits for a running Sync to return first; if ctx is done before then, it returns
 // ctx's error and does nothing. ctx is passed to program, Flush and Reconcile.
 func (s *Syncer) Sync(ctx context.Context) error {
+	// Checked first, so that a context already done never runs program, even when no Sync is
+	// running and the select below could pick either case.
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("conntrackorder: sync: %w", err)
+	}
 	select {
 	case s.running <- struct{}{}:
 	case <-ctx.Done():
