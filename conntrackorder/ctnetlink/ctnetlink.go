@@ -15,19 +15,9 @@ import (
 	"github.com/safereconcile/safereconcile/conntrackorder"
 )
 
-var (
-	// ErrSCTPPort is wrapped by the error [Flusher.Flush] and [Flusher.Reconcile] return for a
-	// plan with an SCTP filter that sets DstPort. github.com/vishvananda/netlink v1.3.1 parses
-	// ports for TCP and UDP flows only and hands every SCTP flow to a matcher with port 0, so
-	// through it such a filter matched nothing. The Flusher now reads entries itself, SCTP
-	// ports included, but keeps refusing such filters until SCTP traffic through it has been
-	// tested on a real kernel. The conntrack(8) backend matches SCTP ports.
-	ErrSCTPPort = errors.New("ctnetlink: cannot match sctp ports, netlink v1.3.1 does not parse them (use ctexec)")
-
-	// ErrClosed is returned by [Flusher.Flush] and [Flusher.Reconcile] after [Flusher.Close],
-	// and by a zero Flusher.
-	ErrClosed = errors.New("ctnetlink: flusher is closed")
-)
+// ErrClosed is returned by [Flusher.Flush] and [Flusher.Reconcile] after [Flusher.Close], and
+// by a zero Flusher.
+var ErrClosed = errors.New("ctnetlink: flusher is closed")
 
 // A Flusher deletes conntrack entries over two netlink sockets, bound to the network namespace
 // it was created in: one reads the table, the other deletes entries while it is read. Each
@@ -72,10 +62,12 @@ func New() (*Flusher, error) {
 // backend the flow was NATed to). A filter without addresses applies to IPv4 and IPv6 flows,
 // as conntrack(8) does without -f.
 //
+// An SCTP filter matches ports as a UDP or TCP filter does: the Flusher reads the ports of
+// SCTP entries, which github.com/vishvananda/netlink v1.3.1's parser skips.
+//
 // Flush first checks the whole plan and returns an error without touching the table when a
-// filter fails [conntrackorder.Filter.Validate] (for example one that sets only the protocol
-// and would delete every flow of it) or is an SCTP filter with a port ([ErrSCTPPort]). An
-// empty plan does nothing.
+// filter fails [conntrackorder.Filter.Validate], for example one that sets only the protocol
+// and would delete every flow of it. An empty plan does nothing.
 //
 // ctx is checked before each table dump and between entries; when it is done, Flush stops
 // deleting and returns an error wrapping ctx.Err(). A failed or cancelled Flush may have
@@ -111,8 +103,8 @@ func (f *Flusher) Reconcile(ctx context.Context, plan conntrackorder.Plan, desir
 // clear is Flush and Reconcile; op names the operation in errors.
 func (f *Flusher) clear(ctx context.Context, op string, plan conntrackorder.Plan, desired *conntrackorder.Desired) error {
 	// Refuse a bad plan before the first delete: a partly applied plan would be retried whole
-	// by the Syncer anyway, but a refused filter must never look like a flush that matched
-	// nothing (kubernetes#115299: SCTP clears were a silent no-op for years).
+	// by the Syncer anyway, but a filter that cannot be applied must never look like a flush
+	// that matched nothing (kubernetes#115299: SCTP clears were a silent no-op for years).
 	idx, err := newIndex(plan)
 	if err != nil {
 		return err

@@ -21,11 +21,6 @@
 //     another socket.
 //   - Deleting entries needs CAP_NET_ADMIN; without it Flush and Reconcile return an error for
 //     which errors.Is(err, fs.ErrPermission) holds.
-//   - Flush and Reconcile refuse a plan with an SCTP filter that sets a port ([ErrSCTPPort])
-//     before they touch the table: through github.com/vishvananda/netlink v1.3.1, which parses
-//     ports for TCP and UDP only, such a filter deleted nothing in silence, as kube-proxy's
-//     did for years (kubernetes#115299). Use the conntrack(8) backend,
-//     [github.com/safereconcile/safereconcile/conntrackorder/ctexec], for SCTP services.
 //   - Flush refuses, like every backend, a filter that fails conntrackorder.Filter.Validate,
 //     such as one that sets only the protocol and would delete every flow of it.
 //
@@ -40,6 +35,16 @@
 //
 // or, to flush only the filters the Tracker collects, conntrackorder.NewSyncer(tracker,
 // programRules, f).
+//
+// # SCTP
+//
+// SCTP filters are applied as UDP filters are, ports included: a NodePort, a service IP and
+// port, the flows NATed to an endpoint that has gone. A Flusher reads the ports of every
+// protocol that has them. github.com/vishvananda/netlink v1.3.1 parses ports for TCP and UDP
+// only, so through its ConntrackDeleteFilters an SCTP filter with a port matches nothing, in
+// silence, as kube-proxy's SCTP clearing did for years (kubernetes#115299). In reconcile mode
+// the SCTP filters are applied in the same pass as the desired state, which judges only UDP
+// flows.
 //
 // # Memory and time
 //

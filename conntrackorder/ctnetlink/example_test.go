@@ -4,7 +4,6 @@ package ctnetlink_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/netip"
 
@@ -12,9 +11,11 @@ import (
 	"github.com/safereconcile/safereconcile/conntrackorder/ctnetlink"
 )
 
-// A Syncer with the netlink backend. The UDP service's plan would be flushed over netlink
-// (that needs CAP_NET_ADMIN); an SCTP service's plan is refused before the table is touched,
-// because netlink cannot see SCTP ports, and it stays pending for a backend that can.
+// A Syncer with the netlink backend, for an SCTP service and a UDP service. While neither has
+// serving endpoints, Sync programs the rules and flushes nothing. Once both have, the next
+// Sync programs the rules and then deletes the entries these filters select, SCTP and UDP
+// alike, ports included, in one read of each address family's table. That Sync needs
+// CAP_NET_ADMIN and would act on this machine's table, so the example stops before it.
 func Example() {
 	f, err := ctnetlink.New()
 	if err != nil {
@@ -34,12 +35,22 @@ func Example() {
 		ClusterIPs: []netip.Addr{netip.MustParseAddr("172.30.0.42")},
 		NodePort:   31868,
 	})
-	_ = tracker.SetEndpoints("default/diameter:3868", []netip.AddrPort{netip.MustParseAddrPort("10.180.0.7:3868")})
+	_ = tracker.SetService(conntrackorder.ServicePort{
+		Name:       "kube-system/dns:53",
+		Protocol:   conntrackorder.UDP,
+		Port:       53,
+		ClusterIPs: []netip.Addr{netip.MustParseAddr("172.30.0.10")},
+	})
+	fmt.Println(syncer.Sync(context.Background()))
 
-	err = syncer.Sync(context.Background())
-	fmt.Println(errors.Is(err, ctnetlink.ErrSCTPPort))
-	fmt.Println(len(tracker.Pending()), "filters still pending")
+	_ = tracker.SetEndpoints("default/diameter:3868", []netip.AddrPort{netip.MustParseAddrPort("10.180.0.7:3868")})
+	_ = tracker.SetEndpoints("kube-system/dns:53", []netip.AddrPort{netip.MustParseAddrPort("10.180.0.8:53")})
+	for _, filter := range tracker.Pending() {
+		fmt.Println(filter)
+	}
 	// Output:
-	// true
-	// 2 filters still pending
+	// <nil>
+	// sctp orig-dst 172.30.0.42 dport 3868
+	// udp orig-dst 172.30.0.10 dport 53
+	// sctp dport 31868
 }

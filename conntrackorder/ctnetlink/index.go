@@ -98,13 +98,10 @@ func keyOf(f conntrackorder.Filter) (key, error) {
 	if err := f.Validate(); err != nil {
 		return key{}, err
 	}
-	if f.Protocol == conntrackorder.SCTP && f.DstPort != 0 {
-		// Through netlink v1.3.1, whose parser skips the port attributes of every protocol
-		// but TCP and UDP, an SCTP entry reached the matcher with both ports 0 (measured on
-		// a real kernel). parseEntry reads them, but SCTP traffic through it is untested
-		// (see ErrSCTPPort); address-only SCTP filters work.
-		return key{}, fmt.Errorf("%w: %v", ErrSCTPPort, f)
-	}
+	// An SCTP filter with a port is matched like a UDP one: parseEntry reads the ports of
+	// SCTP entries (TestFlushOnARealKernel deletes SCTP entries by port). Through netlink
+	// v1.3.1, whose parser reads ports for TCP and UDP only, it matched nothing, in silence,
+	// as kube-proxy's SCTP clearing did for years (kubernetes#115299).
 	k := key{origDst: f.OrigDst, replySrc: f.ReplySrc, dstPort: f.DstPort}
 	switch f.Protocol {
 	case conntrackorder.TCP:
