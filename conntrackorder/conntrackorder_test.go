@@ -482,8 +482,8 @@ func TestServingToNotServingClears(t *testing.T) {
 }
 
 // TestSCTPIsNotSilentlyDropped: kube-proxy's SCTP clearing was a no-op for years and was
-// dropped (kubernetes#115299). SCTP service ports get the same filters as UDP; ctexec runs
-// them (conntrack -p sctp), and the kernel test proves they delete entries.
+// dropped (kubernetes#115299). SCTP service ports get the same filters as UDP; both backends
+// apply them, ports included, and TestKernelSCTPNodePort proves they delete entries.
 func TestSCTPIsNotSilentlyDropped(t *testing.T) {
 	h := newSyncHarness()
 	sp := staleUDPService()

@@ -4,6 +4,7 @@ package conntrackorder_test
 
 import (
 	"context"
+	"errors"
 	"net/netip"
 	"strings"
 	"sync"
@@ -274,59 +275,92 @@ func TestKernelFlushBeforeProgramStaysDark(t *testing.T) {
 	}
 }
 
-// TestKernelSCTPNodePort checks each backend against an SCTP NodePort on a real kernel. This
-// kernel may lack SCTP sockets, so the entry a first packet would leave before the DNAT rule
-// is created over netlink instead. ctexec deletes it by port; ctnetlink cannot see SCTP ports
-// and refuses the plan, leaving the entry and the plan in place rather than pretend.
+// TestKernelSCTPNodePort syncs a node with an SCTP NodePort and a UDP NodePort, each with a
+// stale entry a first packet left before its DNAT rule, with each backend and with ctnetlink
+// in reconcile mode. This kernel may have no SCTP sockets (EPROTONOSUPPORT), so the entries
+// are created over netlink instead, ports included. One Sync must delete the stale SCTP
+// entries of both families by port, and the stale UDP entry, and leave an SCTP entry to
+// another port and a UDP entry to the SCTP NodePort's number. While ctnetlink refused SCTP
+// filters with a port, the SCTP service made every Sync of this plan fail, and the stale UDP
+// entry stayed for good.
 func TestKernelSCTPNodePort(t *testing.T) {
 	netnstest.Require(t)
-	const nodePort = 30868
-	tests := []struct {
-		backend       kernelBackend
-		wantErrIs     error // nil: Sync succeeds
-		wantEntryGone bool
+	const sctpNodePort, udpNodePort = 30868, 30080
+	modes := []struct {
+		name      string
+		newSyncer func(t *testing.T, ns *netnstest.Namespace, tr *conntrackorder.Tracker, program func(context.Context) error) *conntrackorder.Syncer
 	}{
-		{backend: kernelBackends[0], wantEntryGone: true},
-		{backend: kernelBackends[1], wantErrIs: ctnetlink.ErrSCTPPort},
+		{name: "ctexec", newSyncer: func(t *testing.T, ns *netnstest.Namespace, tr *conntrackorder.Tracker, program func(context.Context) error) *conntrackorder.Syncer {
+			return conntrackorder.NewSyncer(tr, program, kernelBackends[0].new(t, ns))
+		}},
+		{name: "ctnetlink", newSyncer: func(t *testing.T, ns *netnstest.Namespace, tr *conntrackorder.Tracker, program func(context.Context) error) *conntrackorder.Syncer {
+			return conntrackorder.NewSyncer(tr, program, kernelBackends[1].new(t, ns))
+		}},
+		{name: "ctnetlink reconcile", newSyncer: func(t *testing.T, ns *netnstest.Namespace, tr *conntrackorder.Tracker, program func(context.Context) error) *conntrackorder.Syncer {
+			return conntrackorder.NewReconcileSyncer(tr, program, kernelBackends[1].new(t, ns).(conntrackorder.Reconciler))
+		}},
 	}
-	for _, tt := range tests {
-		tt := tt
-		t.Run(tt.backend.name, func(t *testing.T) {
+	for _, mode := range modes {
+		mode := mode
+		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			topo := netnstest.NewTopology(t)
-			backend := netip.AddrPortFrom(topo.IPv4.Pod, 3868)
-			stale := netnstest.Flow{Protocol: "sctp",
-				Src: netip.AddrPortFrom(topo.IPv4.Client, 40000), Dst: netip.AddrPortFrom(topo.IPv4.Node, nodePort)}
-			require.NoError(t, topo.Node.Table(t).Insert(stale))
+			cli4, node4 := topo.IPv4.Client, topo.IPv4.Node
+			cli6, node6 := topo.IPv6.Client, topo.IPv6.Node
+			sctpBackend := netip.AddrPortFrom(topo.IPv4.Pod, 3868)
+			udpBackend := netip.AddrPortFrom(topo.IPv4.Pod, kernelPodPort)
+			stale := []netnstest.Flow{
+				{Protocol: "sctp", Src: netip.AddrPortFrom(cli4, 40000), Dst: netip.AddrPortFrom(node4, sctpNodePort)},
+				{Protocol: "sctp", Src: netip.AddrPortFrom(cli6, 40000), Dst: netip.AddrPortFrom(node6, sctpNodePort)},
+				{Protocol: "udp", Src: netip.AddrPortFrom(cli4, 40000), Dst: netip.AddrPortFrom(node4, udpNodePort)},
+			}
+			kept := []netnstest.Flow{
+				{Protocol: "sctp", Src: netip.AddrPortFrom(cli4, 40001), Dst: netip.AddrPortFrom(node4, sctpNodePort+1)},
+				{Protocol: "udp", Src: netip.AddrPortFrom(cli4, 40002), Dst: netip.AddrPortFrom(node4, sctpNodePort)},
+			}
+			table := topo.Node.Table(t)
+			require.NoError(t, table.Insert(stale...))
+			require.NoError(t, table.Insert(kept...))
+			before, err := table.List()
+			require.NoError(t, err)
+			require.Subset(t, before, append(stale, kept...), "entries were not created with their ports")
 
 			tracker := conntrackorder.NewTracker()
 			require.NoError(t, tracker.SetService(conntrackorder.ServicePort{
 				Name: "kernel/diameter:sctp", Protocol: conntrackorder.SCTP, Port: 3868,
-				ClusterIPs: []netip.Addr{netip.MustParseAddr("198.18.3.11")}, NodePort: nodePort,
+				ClusterIPs: []netip.Addr{netip.MustParseAddr("198.18.3.11")}, NodePort: sctpNodePort,
 			}))
-			require.NoError(t, tracker.SetEndpoints("kernel/diameter:sctp", []netip.AddrPort{backend}))
+			require.NoError(t, tracker.SetService(conntrackorder.ServicePort{
+				Name: kernelSvcName, Protocol: conntrackorder.UDP, Port: kernelSvcPort,
+				ClusterIPs: []netip.Addr{netip.MustParseAddr("198.18.3.10")}, NodePort: udpNodePort,
+			}))
+			require.NoError(t, tracker.SetEndpoints("kernel/diameter:sctp", []netip.AddrPort{sctpBackend}))
+			require.NoError(t, tracker.SetEndpoints(kernelSvcName, []netip.AddrPort{udpBackend}))
 			program := func(ctx context.Context) error {
-				return topo.Node.EnsureDNAT(ctx, netnstest.DNAT{Protocol: "sctp", Port: nodePort, To: backend})
+				return errors.Join(
+					topo.Node.EnsureDNAT(ctx, netnstest.DNAT{Protocol: "sctp", Port: sctpNodePort, To: sctpBackend}),
+					topo.Node.EnsureDNAT(ctx, netnstest.DNAT{Protocol: "udp", Port: udpNodePort, To: udpBackend}))
 			}
-			syncer := conntrackorder.NewSyncer(tracker, program, tt.backend.new(t, topo.Node))
+			syncer := mode.newSyncer(t, topo.Node, tracker, program)
 
-			err := syncer.Sync(ctx)
+			require.NoError(t, syncer.Sync(ctx))
 
-			if tt.wantErrIs != nil {
-				require.ErrorIs(t, err, tt.wantErrIs)
-				assert.NotEmpty(t, tracker.Pending(), "a refused plan must stay pending")
-			} else {
-				require.NoError(t, err)
-				assert.Empty(t, tracker.Pending())
+			assert.Empty(t, tracker.Pending())
+			got, err := table.List()
+			require.NoError(t, err)
+			in := map[netnstest.Flow]bool{}
+			for _, f := range got {
+				in[f] = true
 			}
 			entries, err := topo.Node.Conntrack(ctx)
 			require.NoError(t, err)
-			found := false
-			for _, e := range entries {
-				found = found || (strings.HasPrefix(e, "sctp") && strings.Contains(e, "dport=30868"))
+			for _, f := range stale {
+				assert.False(t, in[f], "stale entry left: %+v; table:\n%s", f, strings.Join(entries, "\n"))
 			}
-			assert.Equal(t, !tt.wantEntryGone, found, "stale sctp entry present; table:\n%s", strings.Join(entries, "\n"))
+			for _, f := range kept {
+				assert.True(t, in[f], "entry deleted: %+v; table:\n%s", f, strings.Join(entries, "\n"))
+			}
 		})
 	}
 }
