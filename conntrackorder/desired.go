@@ -26,9 +26,13 @@ type Flow struct {
 // that state (see [Desired.Contradicts]).
 //
 // Only UDP service ports are in it. A TCP flow that lost its backend ends by itself. SCTP
-// service ports are still cleared by the filters of [Tracker.Pending], which the conntrack(8)
-// backend applies: the netlink backend, the one that reads the table, does not match SCTP
-// ports (see [github.com/safereconcile/safereconcile/conntrackorder/ctnetlink]).
+// service ports are left to the filters of [Tracker.Pending], as in flush mode, and a
+// [Reconciler] applies those in the same pass, ports included. That is a choice of scope, not
+// a limit of the backends: the judgment of [Desired.Contradicts] is made for UDP, whose flows
+// the client's next datagram re-creates through the current rules, while what to do with an
+// SCTP association whose endpoint stopped serving is unsettled (kubernetes#108523). The cost:
+// an SCTP event the Tracker missed is not repaired, and a restart clears every SCTP service
+// that has endpoints, as in flush mode (kubernetes#122740).
 //
 // A Desired is never modified after it was made, so it is safe for concurrent use and may be
 // shared. Its methods answer with map lookups: their cost does not depend on the number of

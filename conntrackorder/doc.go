@@ -103,10 +103,12 @@
 // another host's port of the same number is deleted too, as the filter for the NodePort would
 // delete it.
 //
-// A restart now costs nothing healthy: the new process's filters for its UDP services are
+// A restart now costs no healthy UDP flow: the new process's filters for its UDP services are
 // covered by the desired state and never flushed, so flows NATed to serving endpoints
 // survive, while the stale flows the old process left, or that arrived while no process ran,
-// are deleted because they contradict the state, whatever the events.
+// are deleted because they contradict the state, whatever the events. SCTP services are
+// cleared by their filters, as in flush mode, so a restart still deletes every flow of an SCTP
+// service that has endpoints; [Desired] says why.
 //
 // Use reconcile mode with a backend that reads the table,
 // [github.com/safereconcile/safereconcile/conntrackorder/ctnetlink], and let it run on every
@@ -130,7 +132,8 @@
 // [github.com/safereconcile/safereconcile/conntrackorder/ctexec] runs conntrack(8), one command
 // per filter; it is a [Flusher]. [github.com/safereconcile/safereconcile/conntrackorder/ctnetlink]
 // talks netlink and matches the whole plan, and the desired state, in one table read per
-// address family; it is a [Flusher] and a [Reconciler]. Tests use
+// address family; it is a [Flusher] and a [Reconciler]. Both match SCTP filters by port as
+// they match UDP ones. Tests use
 // [github.com/safereconcile/safereconcile/conntrackorder/conntrackordertest], which records
 // plans and desired states.
 package conntrackorder
