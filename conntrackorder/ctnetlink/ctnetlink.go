@@ -16,7 +16,8 @@ import (
 )
 
 // ErrClosed is returned by [Flusher.Flush] and [Flusher.Reconcile] after [Flusher.Close], and
-// by a zero Flusher.
+// by a zero Flusher, when they would read the table. A call with nothing to match still
+// returns nil, and one with an invalid plan its validation error.
 var ErrClosed = errors.New("ctnetlink: flusher is closed")
 
 // A Flusher deletes conntrack entries over two netlink sockets, bound to the network namespace
@@ -214,7 +215,7 @@ func (f *Flusher) delete(msg []byte) error {
 }
 
 // Close closes the netlink sockets. Later calls to [Flusher.Flush] and [Flusher.Reconcile]
-// return [ErrClosed]. Close waits for a running call to finish; it always returns nil, and
+// that would read the table return [ErrClosed]. Close waits for a running call to finish; it always returns nil, and
 // closing twice does nothing.
 func (f *Flusher) Close() error {
 	f.mu.Lock()
