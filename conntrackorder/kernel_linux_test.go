@@ -48,7 +48,7 @@ type kernelBackend struct {
 var kernelBackends = []kernelBackend{
 	{name: "ctexec", new: func(tb testing.TB, ns *netnstest.Namespace) conntrackorder.Flusher {
 		// conntrack(8) works on the namespace of the thread that starts it.
-		return inNamespace{ns: ns, f: ctexec.New()}
+		return ns.Flusher(ctexec.New())
 	}},
 	{name: "ctnetlink", new: func(tb testing.TB, ns *netnstest.Namespace) conntrackorder.Flusher {
 		// The netlink socket stays in the namespace it was opened in.
@@ -61,16 +61,6 @@ var kernelBackends = []kernelBackend{
 		tb.Cleanup(func() { assert.NoError(tb, f.Close()) })
 		return f
 	}},
-}
-
-// inNamespace runs a Flusher's Flush on a thread inside ns.
-type inNamespace struct {
-	ns *netnstest.Namespace
-	f  conntrackorder.Flusher
-}
-
-func (f inNamespace) Flush(ctx context.Context, plan conntrackorder.Plan) error {
-	return f.ns.Do(func() error { return f.f.Flush(ctx, plan) })
 }
 
 // kernelScenario is one node with a UDP NodePort service whose pod is up but not yet an

@@ -198,19 +198,8 @@ func (l *Lab) openFlusher() error {
 	if l.opts.Backend != Auto && l.opts.Backend != Exec {
 		return fmt.Errorf("kernelpath: unknown backend %q (want %q or %q)", l.opts.Backend, Netlink, Exec)
 	}
-	l.backend, l.flusher = Exec, inNamespace{ns: l.topo.Node, f: ctexec.New()}
+	l.backend, l.flusher = Exec, l.topo.Node.Flusher(ctexec.New())
 	return nil
-}
-
-// inNamespace runs a Flusher's Flush on a thread inside ns: conntrack(8) works on the
-// namespace of the thread that starts it.
-type inNamespace struct {
-	ns *netnstest.Namespace
-	f  conntrackorder.Flusher
-}
-
-func (f inNamespace) Flush(ctx context.Context, plan conntrackorder.Plan) error {
-	return f.ns.Do(func() error { return f.f.Flush(ctx, plan) })
 }
 
 // Backend returns the backend the Lab flushes with: Netlink or Exec, never Auto.
