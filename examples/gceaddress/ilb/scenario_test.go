@@ -17,9 +17,9 @@ func TestScenario(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "gceaddress", ilb.Scenario.Name)
 	assert.Equal(t, scenario.Row{
-		Bug:        "kubernetes#97740: ILB address reservation",
-		Old:        "5 of 11 failing calls leaked the address",
-		Fixed:      "0 of 11; failed release is an orphan",
+		Bug:        "#97740 ILB address reservation",
+		Old:        "5 of 11 failed syncs leaked the IP",
+		Fixed:      "0 of 11; failed release reported",
 		Reproduced: true,
 	}, row)
 

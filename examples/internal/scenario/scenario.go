@@ -19,9 +19,9 @@ type Scenario struct {
 
 // A Row is one line of the summary table.
 type Row struct {
-	Bug   string // the bug, e.g. "kubernetes#97740: ILB address reservation"
-	Old   string // what the old shape did, e.g. "6 of 6 failures leaked the address"
-	Fixed string // what the fixed shape did, e.g. "0 of 6 failures leaked the address"
+	Bug   string // the kubernetes issue and a few words, e.g. "#97740 ILB address reservation"
+	Old   string // what the old shape did, briefly, e.g. "5 of 11 failed syncs leaked the IP"
+	Fixed string // what the fixed shape did, e.g. "0 of 11; failed release reported"
 	// Reproduced reports whether the old shape showed the bug and the fixed shape did not.
 	Reproduced bool
 }

@@ -255,8 +255,8 @@ func TestScenario(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "nodeport", proxy.Scenario.Name)
 	assert.True(t, row.Reproduced, "timeline:\n%s", &out)
-	assert.Equal(t, "NodePort 0 of 60, ClusterIP 60 of 60 answered; NodePort back after a pause", row.Old)
-	assert.Equal(t, "NodePort 60 of 60, ClusterIP 60 of 60 answered", row.Fixed)
+	assert.Equal(t, "answered: NodePort 0/60, ClusterIP 60/60, back after a pause", row.Old)
+	assert.Equal(t, "answered: NodePort 60/60, ClusterIP 60/60", row.Fixed)
 	// The timeline shows the stale entry the old shape never clears, as conntrack prints it.
 	assert.Contains(t, out.String(), "flush udp dport 30080\n")
 	assert.Contains(t, out.String(),

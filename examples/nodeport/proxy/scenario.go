@@ -51,7 +51,7 @@ func run(ctx context.Context, w io.Writer) (scenario.Row, error) {
 func Row(old, fixed Result) scenario.Row {
 	all := func(t Tally) bool { return t.Sent > 0 && t.Answered == t.Sent }
 	return scenario.Row{
-		Bug:   "kubernetes#98305: UDP NodePort dark after its endpoint",
+		Bug:   "#98305 UDP NodePort blackhole",
 		Old:   describe(old),
 		Fixed: describe(fixed),
 		Reproduced: old.NodePort.Sent > 0 && old.NodePort.Answered == 0 && all(old.ClusterIP) &&
@@ -60,9 +60,9 @@ func Row(old, fixed Result) scenario.Row {
 }
 
 func describe(r Result) string {
-	s := fmt.Sprintf("NodePort %s, ClusterIP %s answered", r.NodePort, r.ClusterIP)
+	s := fmt.Sprintf("answered: NodePort %d/%d, ClusterIP %d/%d", r.NodePort.Answered, r.NodePort.Sent, r.ClusterIP.Answered, r.ClusterIP.Sent)
 	if r.NodePort.Answered < r.NodePort.Sent && r.NodePortAfterPause {
-		s += "; NodePort back after a pause"
+		s += ", back after a pause"
 	}
 	return s
 }

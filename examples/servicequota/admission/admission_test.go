@@ -174,9 +174,9 @@ func TestScenario(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "servicequota", admission.Scenario.Name)
 	want := scenario.Row{
-		Bug:        "kubernetes#97437: zero NodePort entry vs lowered quota",
-		Old:        "ClusterIP Service rejected, NodePort Service rejected",
-		Fixed:      "ClusterIP Service admitted, NodePort Service rejected",
+		Bug:        "#97437 zero entry vs lowered quota",
+		Old:        "ClusterIP rejected, NodePort rejected",
+		Fixed:      "ClusterIP admitted, NodePort rejected",
 		Reproduced: true,
 	}
 	assert.Empty(t, cmp.Diff(want, row), "row (-want +got)")

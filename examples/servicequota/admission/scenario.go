@@ -70,9 +70,9 @@ func run(_ context.Context, w io.Writer) (scenario.Row, error) {
 	nodePort := try(NewService("nodeport-3", corev1.ServiceTypeNodePort))
 
 	row := scenario.Row{
-		Bug:   "kubernetes#97437: zero NodePort entry vs lowered quota",
-		Old:   fmt.Sprintf("ClusterIP Service %s, NodePort Service %s", verdict(clusterIP.old), verdict(nodePort.old)),
-		Fixed: fmt.Sprintf("ClusterIP Service %s, NodePort Service %s", verdict(clusterIP.fixed), verdict(nodePort.fixed)),
+		Bug:   "#97437 zero entry vs lowered quota",
+		Old:   fmt.Sprintf("ClusterIP %s, NodePort %s", verdict(clusterIP.old), verdict(nodePort.old)),
+		Fixed: fmt.Sprintf("ClusterIP %s, NodePort %s", verdict(clusterIP.fixed), verdict(nodePort.fixed)),
 		// The bug is there when the old shape refused the ClusterIP Service for its zero
 		// entry alone and the fixed shape admitted it, while the quota still holds: both
 		// refuse a Service that does ask for a NodePort.
