@@ -101,7 +101,17 @@
 // successful Sync. A NodePort is recognized by its port on any destination address, since
 // the desired state does not know the node's addresses: a UDP flow the node forwards to
 // another host's port of the same number is deleted too, as the filter for the NodePort would
-// delete it.
+// delete it, and in reconcile mode again on every Sync.
+//
+// What it cannot see: a service deleted, or an address or NodePort dropped, while no process
+// ran. A new process has no filter for it and the desired state does not name it, so its flows
+// stay until they expire or a service takes the destination again (kubernetes#141371 across a
+// restart).
+//
+// One entry that cannot be read or deleted makes every Reconcile, and so every Sync, return an
+// error, although everything else is still deleted each time: the plan stays pending, and the
+// error says which entry. A cancelled Reconcile stops judging entries at once but still reads
+// the rest of the table, since an abandoned netlink dump would refuse the next one.
 //
 // A restart now costs no healthy UDP flow: the new process's filters for its UDP services are
 // covered by the desired state and never flushed, so flows NATed to serving endpoints

@@ -116,7 +116,7 @@ func (c *conn) receive(seq uint32, fn func(payload []byte)) error {
 			}
 			switch typ {
 			case unix.NLMSG_DONE:
-				return errDone
+				return doneErr(payload)
 			case unix.NLMSG_ERROR:
 				if len(payload) < 4 {
 					return errors.New("short netlink error message")
@@ -141,6 +141,18 @@ func (c *conn) receive(seq uint32, fn func(payload []byte)) error {
 			return err
 		}
 	}
+}
+
+// doneErr returns what the NLMSG_DONE that ends a dump says: errDone, or the error the kernel
+// put in it (a negative errno, as netlink_dump does when the dump callback failed), so that a
+// dump cut short is never taken for a whole table.
+func doneErr(payload []byte) error {
+	if len(payload) >= 4 {
+		if errno := int32(binary.NativeEndian.Uint32(payload)); errno < 0 {
+			return syscall.Errno(-errno)
+		}
+	}
+	return errDone
 }
 
 // walkMessages calls fn for each netlink message in b, one read's worth, and stops at the

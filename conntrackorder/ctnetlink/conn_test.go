@@ -88,3 +88,26 @@ func TestWalkMessages(t *testing.T) {
 		})
 	}
 }
+
+func TestDoneErr(t *testing.T) {
+	le := func(v int32) []byte {
+		b := make([]byte, 4)
+		binary.NativeEndian.PutUint32(b, uint32(v))
+		return b
+	}
+	tests := []struct {
+		name string
+		give []byte
+		want error
+	}{
+		{name: "no payload", give: nil, want: errDone},
+		{name: "zero", give: le(0), want: errDone},
+		{name: "dump length", give: le(4096), want: errDone},
+		{name: "kernel error", give: le(-int32(unix.ENOBUFS)), want: unix.ENOBUFS},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.ErrorIs(t, doneErr(tt.give), tt.want)
+		})
+	}
+}
