@@ -43,8 +43,8 @@ func TestRun(t *testing.T) {
 	code := run([]string{"-after", "3", "-udp-timeout", "0"}, &stdout, &stderr)
 	out := stdout.String()
 	assert.Equal(t, 0, code, "stderr: %s\nstdout:\n%s", &stderr, out)
-	assert.Contains(t, out, "old shape:   NodePort 0 of 3, ClusterIP 3 of 3 answered\n")
-	assert.Contains(t, out, "fixed shape: NodePort 3 of 3, ClusterIP 3 of 3 answered\n")
+	assert.Contains(t, out, "old shape:   answered: NodePort 0/3, ClusterIP 3/3\n")
+	assert.Contains(t, out, "fixed shape: answered: NodePort 3/3, ClusterIP 3/3\n")
 	assert.Contains(t, out, "reproduced:  true\n")
 
 	list, err := exec.Command("ip", "netns", "list").CombinedOutput()
