@@ -196,10 +196,7 @@ func TestKernelNodePortStaleUDP(t *testing.T) {
 	netnstest.Require(t)
 	for _, backend := range kernelBackends {
 		backend := backend
-		for _, family := range []struct {
-			name string
-			ipv6 bool
-		}{{"ipv4", false}, {"ipv6", true}} {
+		for _, family := range kernelFamilies {
 			family := family
 			t.Run(backend.name+"/"+family.name, func(t *testing.T) {
 				t.Parallel()
@@ -231,10 +228,7 @@ func TestKernelFlushBeforeProgramStaysDark(t *testing.T) {
 	netnstest.Require(t)
 	for _, backend := range kernelBackends {
 		backend := backend
-		for _, family := range []struct {
-			name string
-			ipv6 bool
-		}{{"ipv4", false}, {"ipv6", true}} {
+		for _, family := range kernelFamilies {
 			family := family
 			t.Run(backend.name+"/"+family.name, func(t *testing.T) {
 				t.Parallel()
