@@ -29,8 +29,11 @@ type Lease[T any] struct {
 
 // New returns a [Held] lease on value, named name, that release gives back.
 //
-// The name identifies the resource in errors and in a [Ledger]; use the name the external
-// system knows it by, so that an orphan can be found again. New panics with a message starting
+// The name identifies the resource in errors, in a [Ledger] and in metrics. Name a lease
+// "<kind>/<id>": kind is a short lowercase noun for the sort of resource ("address",
+// "forwarding-rule"), and id is the name the external system knows this one by
+// ("address/k8s-ilb-a1b2"). The id lets a retry or a person find an orphan again, and
+// [OrphanError.Kind] reads the kind back for a low-cardinality label. New panics with a message starting
 // with "lease:" when release is nil: a lease that cannot be released is a programming error.
 func New[T any](name string, value T, release func(ctx context.Context, value T) error) *Lease[T] {
 	if release == nil {

@@ -353,3 +353,23 @@ func FuzzLease(f *testing.F) {
 		}
 	})
 }
+
+func TestOrphanErrorKind(t *testing.T) {
+	tests := []struct {
+		give string
+		want string
+	}{
+		{give: "address/k8s-ilb-a1b2", want: "address"},
+		{give: "forwarding-rule/k8s-ilb-a1b2", want: "forwarding-rule"},
+		{give: "disk/zones/us-central1-a/pd-1", want: "disk"},
+		{give: "address k8s-ilb-a1b2", want: ""},
+		{give: "/k8s-ilb-a1b2", want: ""},
+		{give: "", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.give, func(t *testing.T) {
+			err := &lease.OrphanError{Name: tt.give, Err: errCloud}
+			assert.Equal(t, tt.want, err.Kind())
+		})
+	}
+}

@@ -3,6 +3,7 @@ package lease
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // State is where a [Lease] is in its lifetime. The zero value is not a valid state; every
@@ -50,6 +51,18 @@ func (e *OrphanError) Error() string {
 
 // Unwrap returns the release function's error, so that [errors.Is] and [errors.As] reach it.
 func (e *OrphanError) Unwrap() error { return e.Err }
+
+// Kind returns the kind of resource the orphan is, from the lease-naming convention
+// "<kind>/<id>" (see [New]): the part of [OrphanError.Name] before its first "/", such as
+// "address" for "address/k8s-ilb-a1b2". It returns "" for a name without a "/" or with an
+// empty kind. A kind is low-cardinality, so it suits a metric label; the name is not.
+func (e *OrphanError) Kind() string {
+	kind, _, ok := strings.Cut(e.Name, "/")
+	if !ok {
+		return ""
+	}
+	return kind
+}
 
 // errReleaseAborted is the reason recorded for a release function that panicked or called
 // runtime.Goexit instead of returning.
