@@ -53,6 +53,10 @@ type ServicePort struct {
 // {Protocol: UDP, DstPort: 31201} selects IPv4 and IPv6 flows alike, and a backend must delete
 // both. A filter whose addresses are set selects only their family. [Filter.Validate] refuses a
 // filter that would delete too much or cannot be expressed; the [Tracker] never produces one.
+//
+// ReplySrc selects only flows that were DNATed, to that backend: a flow a client sent to the
+// backend's address directly is not selected, although its reply comes from that address.
+// Both backends match it so, ctexec through conntrack(8) --dst-nat.
 type Filter struct {
 	Protocol Protocol
 	OrigDst  netip.Addr // original destination address

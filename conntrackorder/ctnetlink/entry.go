@@ -15,9 +15,14 @@ import (
 // ctEntry is what the matchers read of one conntrack entry.
 type ctEntry struct {
 	proto    uint8          // IP protocol number of the original tuple
+	dstNAT   bool           // the entry's status has IPS_DST_NAT: it was DNATed
 	origDst  netip.AddrPort // original direction's destination
 	replySrc netip.AddrPort // reply direction's source: the NAT target, or origDst
 }
+
+// ipsDstNAT is IPS_DST_NAT of enum ip_conntrack_status
+// (include/uapi/linux/netfilter/nf_conntrack_common.h): the kernel DNATed the entry.
+const ipsDstNAT = 1 << 5
 
 // flow describes e for [conntrackorder.Desired.Contradicts]. An entry of a protocol the
 // package has no name for gets protocol 0, which contradicts nothing.
@@ -36,7 +41,7 @@ func (e ctEntry) flow() conntrackorder.Flow {
 
 // parseEntry reads one message of a conntrack table dump: msg is the netlink payload, a
 // struct nfgenmsg and then the entry's attributes (include/uapi/linux/netfilter/
-// nfnetlink_conntrack.h). It reads only the two tuples, without allocating, and reports false
+// nfnetlink_conntrack.h). It reads only the two tuples and the status, without allocating, and reports false
 // when either tuple lacks its addresses or protocol, or an attribute runs past the message.
 //
 // It reads ports for every protocol that has them, SCTP included, unlike netlink v1.3.1's
@@ -62,6 +67,12 @@ func parseEntry(msg []byte) (ctEntry, bool) {
 			e.proto, _, e.origDst, gotO = parseTuple(val)
 		case nl.CTA_TUPLE_REPLY:
 			protoR, e.replySrc, _, gotR = parseTuple(val)
+		case nl.CTA_STATUS:
+			// A 32-bit value in network byte order. An entry without it (the kernel always
+			// sends it) counts as not DNATed, as conntrack(8) --dst-nat treats it.
+			if len(val) == 4 {
+				e.dstNAT = binary.BigEndian.Uint32(val)&ipsDstNAT != 0
+			}
 		}
 	}
 	if !gotO || !gotR || protoR != e.proto || e.origDst.Addr().Is4() != e.replySrc.Addr().Is4() {

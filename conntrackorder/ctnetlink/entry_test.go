@@ -60,12 +60,28 @@ func encodeTuple(fam uint8, t netlink.IPTuple) []byte {
 }
 
 // encodeEntry encodes f as one message of a table dump, with the status and id attributes the
-// kernel sends around the tuples.
+// kernel sends around the tuples. The status says DNAT (IPS_DST_NAT) when the reply source
+// is not the original destination, as the kernel's does for a flow the rules DNATed.
 func encodeEntry(f *netlink.ConntrackFlow) []byte {
+	return encodeEntryStatus(f, statusOf(f))
+}
+
+// statusOf is the status the kernel gives f: confirmed, NAT done, and DNATed when the reply
+// comes from another address or port than the original destination.
+func statusOf(f *netlink.ConntrackFlow) uint32 {
+	const confirmedNATDone = 0x188 // IPS_CONFIRMED | IPS_SRC_NAT_DONE | IPS_DST_NAT_DONE
+	if !f.Reverse.SrcIP.Equal(f.Forward.DstIP) || f.Reverse.SrcPort != f.Forward.DstPort {
+		return confirmedNATDone | ipsDstNAT
+	}
+	return confirmedNATDone
+}
+
+// encodeEntryStatus is encodeEntry with the status given.
+func encodeEntryStatus(f *netlink.ConntrackFlow, status uint32) []byte {
 	msg := []byte{f.FamilyType, nl.NFNETLINK_V0, 0, 0}
 	msg = appendAttr(msg, nl.CTA_TUPLE_ORIG|nl.NLA_F_NESTED, encodeTuple(f.FamilyType, f.Forward))
 	msg = appendAttr(msg, nl.CTA_TUPLE_REPLY|nl.NLA_F_NESTED, encodeTuple(f.FamilyType, f.Reverse))
-	msg = appendAttr(msg, nl.CTA_STATUS|nl.NLA_F_NET_BYTEORDER, binary.BigEndian.AppendUint32(nil, 0x188))
+	msg = appendAttr(msg, nl.CTA_STATUS|nl.NLA_F_NET_BYTEORDER, binary.BigEndian.AppendUint32(nil, status))
 	return appendAttr(msg, nl.CTA_ID|nl.NLA_F_NET_BYTEORDER, binary.BigEndian.AppendUint32(nil, 0x1234))
 }
 
@@ -82,7 +98,7 @@ func udpEntry(dst, replySrc netip.AddrPort) *netlink.ConntrackFlow {
 }
 
 func TestParseEntry(t *testing.T) {
-	natNode4 := ctEntry{proto: unix.IPPROTO_UDP, origDst: ap(node4, 30080), replySrc: ap(ep4, 8080)}
+	natNode4 := ctEntry{proto: unix.IPPROTO_UDP, dstNAT: true, origDst: ap(node4, 30080), replySrc: ap(ep4, 8080)}
 	tests := []struct {
 		name   string
 		give   []byte
@@ -104,7 +120,7 @@ func TestParseEntry(t *testing.T) {
 		{
 			name:   "sctp ports are read",
 			give:   encodeEntry(entry(unix.IPPROTO_SCTP, ap(cli4, 40000), ap(svc4, 3868), ep4)),
-			want:   ctEntry{proto: unix.IPPROTO_SCTP, origDst: ap(svc4, 3868), replySrc: ap(ep4, 3868)},
+			want:   ctEntry{proto: unix.IPPROTO_SCTP, dstNAT: true, origDst: ap(svc4, 3868), replySrc: ap(ep4, 3868)},
 			wantOK: true,
 		},
 		{
@@ -131,6 +147,24 @@ func TestParseEntry(t *testing.T) {
 				return msg[:len(msg)-3]
 			}(),
 			want:   natNode4,
+			wantOK: true,
+		},
+		{
+			name:   "reply from another address, without DNAT in the status",
+			give:   encodeEntryStatus(udpEntry(ap(node4, 30080), ap(ep4, 8080)), 0x188),
+			want:   ctEntry{proto: unix.IPPROTO_UDP, origDst: ap(node4, 30080), replySrc: ap(ep4, 8080)},
+			wantOK: true,
+		},
+		{
+			name: "status of the wrong size is not DNAT",
+			give: func() []byte {
+				f := udpEntry(ap(node4, 30080), ap(ep4, 8080))
+				msg := []byte{f.FamilyType, nl.NFNETLINK_V0, 0, 0}
+				msg = appendAttr(msg, nl.CTA_TUPLE_ORIG|nl.NLA_F_NESTED, encodeTuple(f.FamilyType, f.Forward))
+				msg = appendAttr(msg, nl.CTA_TUPLE_REPLY|nl.NLA_F_NESTED, encodeTuple(f.FamilyType, f.Reverse))
+				return appendAttr(msg, nl.CTA_STATUS, []byte{0, 0, 0, 0, 0, 0, 0, ipsDstNAT})
+			}(),
+			want:   ctEntry{proto: unix.IPPROTO_UDP, origDst: ap(node4, 30080), replySrc: ap(ep4, 8080)},
 			wantOK: true,
 		},
 		{name: "empty", give: nil},
@@ -223,7 +257,8 @@ func TestParseEntryReadsTheKernelsMessages(t *testing.T) {
 		if !reply.IsValid() {
 			reply = fl.Dst
 		}
-		want = append(want, ctEntry{proto: protos[fl.Protocol], origDst: fl.Dst, replySrc: reply})
+		// Insert DNATs the entries that have a ReplySrc, so the kernel marks them DNATed.
+		want = append(want, ctEntry{proto: protos[fl.Protocol], dstNAT: fl.ReplySrc.IsValid(), origDst: fl.Dst, replySrc: reply})
 	}
 
 	f := newFlusherIn(t, ns)

@@ -163,6 +163,13 @@ func (x *index) match(e ctEntry) bool {
 			k.origDst = e.origDst.Addr()
 		}
 		if s&byReplySrc != 0 {
+			// ReplySrc is the backend the flow was DNATed to: a flow that was not DNATed
+			// has none, even where its reply source is the filter's address (a client
+			// that sent to the endpoint directly, on the NodePort's number). conntrack(8)
+			// --dst-nat also matches only entries whose status says DNAT.
+			if !e.dstNAT {
+				continue
+			}
 			k.replySrc = e.replySrc.Addr()
 		}
 		if _, ok := x.keys[k]; ok {

@@ -103,6 +103,12 @@ func TestIndexMatch(t *testing.T) {
 		{name: "nodeport endpoint gone, stale entry kept", give: conntrackorder.Plan{goneNode4}, flow: staleNode4, want: false},
 		{name: "address only", give: conntrackorder.Plan{{Protocol: conntrackorder.UDP, OrigDst: svc4}}, flow: toSvc4b, want: true},
 		{name: "reply source only", give: conntrackorder.Plan{{Protocol: conntrackorder.UDP, ReplySrc: ep4}}, flow: natNode4, want: true},
+		// kubernetes#98305's filters name the backend a flow was DNATed to; a client that
+		// sent to the endpoint's address directly, on the NodePort's number, was not.
+		{name: "a direct flow to the endpoint on the NodePort's number was not DNATed", give: conntrackorder.Plan{goneNode4},
+			flow: entry(udp, ap(cli4, 40000), ap(ep4, 30080), ep4), want: false},
+		{name: "reply source only, direct flow", give: conntrackorder.Plan{{Protocol: conntrackorder.UDP, ReplySrc: ep4}},
+			flow: entry(udp, ap(cli4, 40000), ap(ep4, 53), ep4), want: false},
 		{name: "ipv6 service", give: conntrackorder.Plan{clusterIP6}, flow: toSvc6, want: true},
 		{name: "ipv6 endpoint gone", give: conntrackorder.Plan{gone6}, flow: toSvc6, want: true},
 		{name: "ipv4 filter, ipv6 entry", give: conntrackorder.Plan{clusterIP4, gone4}, flow: toSvc6, want: false},
@@ -243,7 +249,10 @@ func matchesAny(plan conntrackorder.Plan, flow *netlink.ConntrackFlow) bool {
 		if f.DstPort != 0 && f.DstPort != flow.Forward.DstPort {
 			continue
 		}
-		if f.ReplySrc.IsValid() && (flow.Reverse.SrcIP == nil || !net.IP(f.ReplySrc.AsSlice()).Equal(flow.Reverse.SrcIP)) {
+		// ReplySrc is the backend the flow was DNATed to: a flow whose reply comes from its
+		// original destination was not DNATed and has none.
+		dnated := !flow.Reverse.SrcIP.Equal(flow.Forward.DstIP) || flow.Reverse.SrcPort != flow.Forward.DstPort
+		if f.ReplySrc.IsValid() && (!dnated || flow.Reverse.SrcIP == nil || !net.IP(f.ReplySrc.AsSlice()).Equal(flow.Reverse.SrcIP)) {
 			continue
 		}
 		return true

@@ -232,6 +232,21 @@ func (ns *Namespace) Run(ctx context.Context, cmd string, args ...string) (strin
 	return string(out), nil
 }
 
+// output runs a command inside the namespace, as Run does, and returns its standard output
+// alone: conntrack(8) writes its summary line to standard error.
+func (ns *Namespace) output(ctx context.Context, cmd string, args ...string) (string, error) {
+	argv := append([]string{"netns", "exec", ns.name, cmd}, args...)
+	var stderr bytes.Buffer
+	c := exec.CommandContext(ctx, "ip", argv...)
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("netnstest: %s %s in %s: %w: %s",
+			cmd, strings.Join(args, " "), ns.name, err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	return string(out), nil
+}
+
 // Exec is [Namespace.Run] with a bounded context for setup steps: it fails tb on error.
 func (ns *Namespace) Exec(tb testing.TB, cmd string, args ...string) string {
 	tb.Helper()
