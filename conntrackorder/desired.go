@@ -81,17 +81,49 @@ type servingKey struct {
 //
 // Contradicts costs at most three map lookups and allocates nothing.
 func (d *Desired) Contradicts(f Flow) bool {
-	if d == nil || f.Protocol != UDP || !f.OrigDst.Addr().IsValid() {
+	judged, serving := d.judge(f)
+	return judged && !serving
+}
+
+// Keeps reports whether the desired state keeps the flow f whatever a filter selects: f is a
+// UDP flow to a service IP and port of the desired state, and its reply source is a current
+// serving endpoint of that destination. A [Reconciler] must not delete such a flow, even when
+// a filter of its plan selects it: the filter for a NodePort that a deleted service had
+// selects every flow to that port number, also the healthy flows to another service's IP and
+// port of the same number.
+//
+// A flow that the desired state recognizes only by its NodePort is not kept from a filter: a
+// NodePort is recognized by port alone, and a filter that names the flow's address, such as
+// one for a service IP that lost its service, knows better. Keeps and Contradicts are never
+// both true.
+//
+// Keeps costs at most two map lookups and allocates nothing.
+func (d *Desired) Keeps(f Flow) bool {
+	if d == nil || f.Protocol != UDP {
 		return false
 	}
 	g, ok := d.dsts[f.OrigDst]
 	if !ok {
-		if g, ok = d.nodePorts[f.OrigDst.Port()]; !ok {
-			return false
-		}
+		return false
 	}
 	_, serving := d.serving[servingKey{ep: f.ReplySrc, group: g}]
-	return !serving
+	return serving
+}
+
+// judge reports whether d judges f, and if so whether f's reply source serves its
+// destination.
+func (d *Desired) judge(f Flow) (judged, serving bool) {
+	if d == nil || f.Protocol != UDP || !f.OrigDst.Addr().IsValid() {
+		return false, false
+	}
+	g, ok := d.dsts[f.OrigDst]
+	if !ok {
+		if g, ok = d.nodePorts[f.OrigDst.Port()]; !ok {
+			return false, false
+		}
+	}
+	_, serving = d.serving[servingKey{ep: f.ReplySrc, group: g}]
+	return true, serving
 }
 
 // Families reports whether flows of IPv4 and of IPv6 may contradict the desired state. A
@@ -141,8 +173,13 @@ func (d *Desired) empty() bool {
 }
 
 // A Reconciler deletes, in one read of the conntrack table per address family, every entry
-// that matches a filter of a plan (with the semantics of [Filter]) or that a desired state
-// contradicts ([Desired.Contradicts]). A nil desired contradicts nothing.
+// that a desired state contradicts ([Desired.Contradicts]) or that matches a filter of a plan
+// (with the semantics of [Filter]) and that the desired state does not keep
+// ([Desired.Keeps]). A nil desired contradicts and keeps nothing.
+//
+// The desired state decides every flow to one of its service IPs and ports: a filter that
+// also selects such a flow NATed to a current serving endpoint must leave it (the filter for
+// a lost NodePort whose number is another service's port).
 //
 // Reconcile must either apply the whole plan and the whole desired state or return an error;
 // a failed reconcile is retried whole by [Syncer.Sync], so deleting an entry twice must be

@@ -154,6 +154,46 @@ func TestDesiredNilAndZeroContradictNothing(t *testing.T) {
 	assert.False(t, conntrackorder.NewTracker().Desired().Contradicts(f))
 }
 
+// TestDesiredKeepsAnotherServicesFlow: service a has NodePort 31000, service b has port
+// 31000. Once a is deleted, the filter for its lost NodePort, {udp dport 31000}, selects b's
+// healthy flow too; the desired state keeps that flow, and only flows like it.
+func TestDesiredKeepsAnotherServicesFlow(t *testing.T) {
+	svcA, svcB := netip.MustParseAddr("198.18.30.10"), netip.MustParseAddr("198.18.30.20")
+	epA, epB := netip.MustParseAddrPort("198.18.2.10:53"), netip.MustParseAddrPort("198.18.2.20:31000")
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: conntrackorder.UDP, Port: 53,
+		ClusterIPs: []netip.Addr{svcA}, NodePort: 31000}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{epA}))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "b", Protocol: conntrackorder.UDP, Port: 31000,
+		ClusterIPs: []netip.Addr{svcB}}))
+	require.NoError(t, tr.SetEndpoints("b", []netip.AddrPort{epB}))
+	tr.DeleteService("a")
+	d := tr.Desired()
+
+	tests := []struct {
+		name                string
+		give                conntrackorder.Flow
+		wantKeeps, wantCont bool
+	}{
+		{name: "b's flow NATed to b's endpoint", give: udpFlow(netip.AddrPortFrom(svcB, 31000), epB), wantKeeps: true},
+		{name: "b's flow NATed to a's old endpoint", give: udpFlow(netip.AddrPortFrom(svcB, 31000), epA), wantCont: true},
+		{name: "b's flow not NATed", give: udpFlow(netip.AddrPortFrom(svcB, 31000), netip.AddrPortFrom(svcB, 31000)), wantCont: true},
+		{name: "a's NodePort flow, left to the filter", give: udpFlow(netip.AddrPortFrom(nodeIP4, 31000), epA)},
+		{name: "a NodePort-numbered flow to b's endpoint on a node address", give: udpFlow(netip.AddrPortFrom(nodeIP4, 31000), epB)},
+		{name: "a's ClusterIP flow, left to the filter", give: udpFlow(netip.AddrPortFrom(svcA, 53), epA)},
+		{name: "tcp is never kept", give: conntrackorder.Flow{Protocol: conntrackorder.TCP, OrigDst: netip.AddrPortFrom(svcB, 31000), ReplySrc: epB}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.wantKeeps, d.Keeps(tt.give), "Keeps")
+			assert.Equal(t, tt.wantCont, d.Contradicts(tt.give), "Contradicts")
+		})
+	}
+	assert.False(t, (*conntrackorder.Desired)(nil).Keeps(udpFlow(netip.AddrPortFrom(svcB, 31000), epB)))
+	assert.Contains(t, tr.Pending(), conntrackorder.Filter{Protocol: conntrackorder.UDP, DstPort: 31000},
+		"a's lost NodePort is still flushed, in flush mode as in reconcile mode")
+}
+
 func TestDesiredFamilies(t *testing.T) {
 	u := conntrackorder.UDP
 	tests := []struct {

@@ -585,3 +585,121 @@ func TestKernelReconcileEndpointLeft(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelReplySrcMatchesOnlyDNATedFlows runs the same endpoint filters through both
+// backends on the same real table: a filter's ReplySrc is the backend a flow was DNATed to,
+// so a client that sent to the endpoint's address directly, on the NodePort's number, keeps
+// its flow, and the flows DNATed to the endpoint go. conntrack(8) --dst-nat has always kept
+// the direct flow; ctnetlink deleted it because its reply source is the endpoint's address.
+func TestKernelReplySrcMatchesOnlyDNATedFlows(t *testing.T) {
+	netnstest.Require(t)
+	for _, family := range kernelFamilies {
+		for _, backend := range kernelBackends {
+			family, backend := family, backend
+			t.Run(family.name+"/"+backend.name, func(t *testing.T) {
+				t.Parallel()
+				ns := netnstest.New(t, "replysrc")
+				cli, node, svc, ep := mustAddr("198.18.1.2"), mustAddr("198.18.1.1"), mustAddr("198.18.30.10"), mustAddr("198.18.2.20")
+				if family.ipv6 {
+					cli, node, svc, ep = mustAddr("2001:db8:1::2"), mustAddr("2001:db8:1::1"), mustAddr("2001:db8:30::10"), mustAddr("2001:db8:2::20")
+				}
+				at := netip.AddrPortFrom
+				dnated := []netnstest.Flow{
+					{Protocol: "udp", Src: at(cli, 40000), Dst: at(node, 31000), ReplySrc: at(ep, 53)},
+					{Protocol: "udp", Src: at(cli, 40001), Dst: at(svc, 53), ReplySrc: at(ep, 53)},
+				}
+				direct := []netnstest.Flow{
+					{Protocol: "udp", Src: at(cli, 40002), Dst: at(ep, 31000)},
+					{Protocol: "udp", Src: at(cli, 40003), Dst: at(ep, 53)},
+				}
+				table := ns.Table(t)
+				require.NoError(t, table.Insert(append(dnated, direct...)...))
+				plan := conntrackorder.Plan{
+					{Protocol: conntrackorder.UDP, OrigDst: svc, DstPort: 53, ReplySrc: ep},
+					{Protocol: conntrackorder.UDP, DstPort: 31000, ReplySrc: ep},
+				}
+
+				require.NoError(t, backend.new(t, ns).Flush(context.Background(), plan))
+
+				got, err := table.List()
+				require.NoError(t, err)
+				assert.ElementsMatch(t, direct, got, "the direct flows must stay and the DNATed ones go")
+			})
+		}
+	}
+}
+
+// TestKernelLostNodePortIsAnotherServicesPort deletes service A, whose NodePort 31000 is the
+// service port of service B, and syncs: the filter for A's lost NodePort, {udp dport 31000},
+// also selects B's healthy flow to its ClusterIP and port 31000.
+//
+// In reconcile mode the desired state judges B's destination, and B's flow is NATed to B's
+// serving endpoint: it stays, while the flow to A's NodePort goes. In flush mode the filter is
+// all a backend gets, so B's flow goes too: flushing after programming costs it one datagram
+// re-NATed through B's rules, where keeping the NodePort's flows would leave A's clients on
+// A's old backends.
+func TestKernelLostNodePortIsAnotherServicesPort(t *testing.T) {
+	netnstest.Require(t)
+	modes := []struct {
+		name      string
+		reconcile bool
+		backend   kernelBackend
+	}{
+		{name: "reconcile ctnetlink", reconcile: true, backend: kernelBackends[1]},
+		{name: "flush ctexec", backend: kernelBackends[0]},
+		{name: "flush ctnetlink", backend: kernelBackends[1]},
+	}
+	for _, mode := range modes {
+		mode := mode
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			ns := netnstest.New(t, "lostnp")
+			cli, node := mustAddr("198.18.1.2"), mustAddr("198.18.1.1")
+			at := netip.AddrPortFrom
+			epA, epB := at(mustAddr("198.18.2.10"), 53), at(mustAddr("198.18.2.20"), 31000)
+			svcA, svcB := mustAddr("198.18.30.10"), mustAddr("198.18.30.20")
+			healthyB := netnstest.Flow{Protocol: "udp", Src: at(cli, 40000), Dst: at(svcB, 31000), ReplySrc: epB}
+			nodePortA := netnstest.Flow{Protocol: "udp", Src: at(cli, 40001), Dst: at(node, 31000), ReplySrc: epA}
+			clusterA := netnstest.Flow{Protocol: "udp", Src: at(cli, 40002), Dst: at(svcA, 53), ReplySrc: epA}
+			table := ns.Table(t)
+			require.NoError(t, table.Insert(healthyB, nodePortA, clusterA))
+
+			tracker := conntrackorder.NewTracker()
+			require.NoError(t, tracker.SetService(conntrackorder.ServicePort{Name: "a", Protocol: conntrackorder.UDP,
+				Port: 53, ClusterIPs: []netip.Addr{svcA}, NodePort: 31000}))
+			require.NoError(t, tracker.SetEndpoints("a", []netip.AddrPort{epA}))
+			require.NoError(t, tracker.SetService(conntrackorder.ServicePort{Name: "b", Protocol: conntrackorder.UDP,
+				Port: 31000, ClusterIPs: []netip.Addr{svcB}}))
+			require.NoError(t, tracker.SetEndpoints("b", []netip.AddrPort{epB}))
+			program := func(context.Context) error { return nil } // the entries are made by hand
+			var syncer *conntrackorder.Syncer
+			if mode.reconcile {
+				syncer = conntrackorder.NewReconcileSyncer(tracker, program, mode.backend.new(t, ns).(conntrackorder.Reconciler))
+				// The first Sync of a reconcile syncer keeps every healthy flow.
+				require.NoError(t, syncer.Sync(ctx))
+				got, err := table.List()
+				require.NoError(t, err)
+				require.ElementsMatch(t, []netnstest.Flow{healthyB, nodePortA, clusterA}, got)
+			} else {
+				syncer = conntrackorder.NewSyncer(tracker, program, mode.backend.new(t, ns))
+				require.NoError(t, syncer.Sync(ctx))
+				require.NoError(t, table.Insert(healthyB, nodePortA, clusterA)) // the first flush cleared them
+			}
+
+			tracker.DeleteService("a")
+			require.Contains(t, tracker.Pending(), conntrackorder.Filter{Protocol: conntrackorder.UDP, DstPort: 31000})
+			require.NoError(t, syncer.Sync(ctx))
+
+			got, err := table.List()
+			require.NoError(t, err)
+			if mode.reconcile {
+				assert.ElementsMatch(t, []netnstest.Flow{healthyB}, got, "B's healthy flow must stay, A's flows go")
+			} else {
+				assert.Empty(t, got, "flush mode deletes every flow the filters select")
+			}
+		})
+	}
+}
+
+func mustAddr(s string) netip.Addr { return netip.MustParseAddr(s) }

@@ -34,10 +34,12 @@ import (
 // to a backend the rules it ran after still NAT its destination to (kubernetes#122740).
 
 var (
-	modelNames   = []string{"ns/a:p", "ns/b:p", "ns/c:p"}
-	modelIPs     = mustAddrs("172.30.0.1", "172.30.0.2", "192.168.99.1", "fd00::1", "fd00::2")
-	modelPorts   = []uint16{53, 80}
-	modelNPs     = []uint16{0, 30053, 30080}
+	modelNames = []string{"ns/a:p", "ns/b:p", "ns/c:p"}
+	modelIPs   = mustAddrs("172.30.0.1", "172.30.0.2", "192.168.99.1", "fd00::1", "fd00::2")
+	modelPorts = []uint16{53, 80}
+	// NodePort 80 is also a service port: a filter for it as a lost NodePort selects the
+	// flows of the services with port 80 too.
+	modelNPs     = []uint16{0, 30053, 30080, 80}
 	modelEPs     = mustAddrPorts("10.0.0.1:8080", "10.0.0.2:8080", "10.0.0.1:9090", "[fd00:e::1]:8080", "[fd00:e::2]:8080")
 	modelNodeIPs = mustAddrs("198.18.0.1", "fd00:18::1")
 	modelClients = mustAddrPorts("198.19.0.1:1000", "198.19.0.1:1001", "[fd00:c::1]:1000", "[fd00:c::1]:1001")
@@ -297,8 +299,30 @@ func (s modelState) judgesSomething() bool {
 // to a NodePort on any address, whose reply source is no serving endpoint of a service port
 // that claims that destination.
 func (s modelState) contradicts(f conntrackorder.Flow) bool {
-	if f.Protocol != conntrackorder.UDP || !f.OrigDst.Addr().IsValid() {
+	judged, serving := s.judge(f)
+	return judged && !serving
+}
+
+// keeps restates Desired.Keeps: a UDP flow to a service address and port whose reply source
+// is a serving endpoint of a service port that claims that destination. A flow recognized
+// only by its NodePort is not kept.
+func (s modelState) keeps(f conntrackorder.Flow) bool {
+	if f.Protocol != conntrackorder.UDP {
 		return false
+	}
+	for name, svc := range s.services {
+		if svc.proto == conntrackorder.UDP && svc.port == f.OrigDst.Port() && svc.hasIP(f.OrigDst.Addr()) && s.eps[name][f.ReplySrc] {
+			return true
+		}
+	}
+	return false
+}
+
+// judge reports whether some UDP service port claims f's destination, and whether f's reply
+// source is a serving endpoint of one that does.
+func (s modelState) judge(f conntrackorder.Flow) (judged, serving bool) {
+	if f.Protocol != conntrackorder.UDP || !f.OrigDst.Addr().IsValid() {
+		return false, false
 	}
 	var owners []string
 	for name, svc := range s.services {
@@ -314,14 +338,14 @@ func (s modelState) contradicts(f conntrackorder.Flow) bool {
 		}
 	}
 	if len(owners) == 0 {
-		return false
+		return false, false
 	}
 	for _, name := range owners {
 		if s.eps[name][f.ReplySrc] {
-			return false
+			return true, true
 		}
 	}
-	return true
+	return true, false
 }
 
 // flow is one conntrack entry of the simulated dataplane.
@@ -695,7 +719,7 @@ func (r *modelRun) traffic() {
 }
 
 func (r *modelRun) randomFlow() flowKey {
-	ports := []uint16{53, 80, 30053, 30080}
+	ports := []uint16{53, 80, 30053, 30080} // 80 is also a NodePort
 	proto := conntrackorder.UDP
 	if r.in.next()%4 == 0 {
 		proto = conntrackorder.SCTP
@@ -789,7 +813,7 @@ func (r *modelRun) reconcile(_ context.Context, plan conntrackorder.Plan, desire
 		return r.flushErr
 	}
 	for k, f := range r.dp.table {
-		if desired.Contradicts(f.desc()) || matchesAny(plan, f) {
+		if desired.Contradicts(f.desc()) || (matchesAny(plan, f) && !desired.Keeps(f.desc())) {
 			if f.proto == conntrackorder.UDP && !r.injectedBeforeRules {
 				// The rules program installed are those of the desired state, so a flow
 				// NATed to one of their backends is healthy and must survive.
@@ -809,7 +833,7 @@ func (r *modelRun) reconcile(_ context.Context, plan conntrackorder.Plan, desire
 func (r *modelRun) checkDesired(desired *conntrackorder.Desired) {
 	r.t.Helper()
 	dsts := append(append([]netip.Addr(nil), modelIPs...), modelNodeIPs...)
-	ports := []uint16{53, 80, 30053, 30080}
+	ports := []uint16{53, 80, 30053, 30080} // 80 is also a NodePort
 	for _, proto := range []conntrackorder.Protocol{conntrackorder.UDP, conntrackorder.SCTP, conntrackorder.TCP} {
 		for _, dst := range dsts {
 			for _, port := range ports {
@@ -821,6 +845,9 @@ func (r *modelRun) checkDesired(desired *conntrackorder.Desired) {
 					f := conntrackorder.Flow{Protocol: proto, OrigDst: to, ReplySrc: reply}
 					if want, got := r.snapState.contradicts(f), desired.Contradicts(f); want != got {
 						r.fail("Desired.Contradicts(%+v) = %v, the model says %v", f, got, want)
+					}
+					if want, got := r.snapState.keeps(f), desired.Keeps(f); want != got {
+						r.fail("Desired.Keeps(%+v) = %v, the model says %v", f, got, want)
 					}
 				}
 			}

@@ -59,9 +59,11 @@ func New() (*Flusher, error) {
 
 // Flush deletes every conntrack entry that matches any filter of plan, with the semantics of
 // [conntrackorder.Filter]: a zero field matches anything, OrigDst is the original destination
-// address, DstPort the original destination port and ReplySrc the reply-direction source (the
-// backend the flow was NATed to). A filter without addresses applies to IPv4 and IPv6 flows,
-// as conntrack(8) does without -f.
+// address, DstPort the original destination port and ReplySrc the backend the flow was DNATed
+// to: the reply-direction source of an entry whose status says the kernel DNATed it
+// (IPS_DST_NAT), so that a flow a client sent to that address directly does not match, as
+// with conntrack(8) --dst-nat. A filter without addresses applies to IPv4 and IPv6 flows, as
+// conntrack(8) does without -f.
 //
 // An SCTP filter matches ports as a UDP or TCP filter does: the Flusher reads the ports of
 // SCTP entries, which github.com/vishvananda/netlink v1.3.1's parser skips.
@@ -79,9 +81,13 @@ func (f *Flusher) Flush(ctx context.Context, plan conntrackorder.Plan) error {
 	return f.clear(ctx, "flush", plan, nil)
 }
 
-// Reconcile deletes every conntrack entry that matches a filter of plan, as [Flusher.Flush]
-// does, or that desired contradicts ([conntrackorder.Desired.Contradicts]): UDP flows to a
-// service address and port or a NodePort whose reply source is not a serving endpoint. It
+// Reconcile deletes every conntrack entry that desired contradicts
+// ([conntrackorder.Desired.Contradicts]): UDP flows to a service address and port or a
+// NodePort whose reply source is not a serving endpoint. It also deletes every entry that
+// matches a filter of plan, as [Flusher.Flush] does, except the flows desired keeps
+// ([conntrackorder.Desired.Keeps]): a flow to a current service IP and port NATed to one of
+// its serving endpoints stays, although the filter for another service's lost NodePort of
+// the same number selects it. It
 // reads each address family's table once, for the plan and the desired state together, and
 // only the families either needs ([conntrackorder.Desired.Families]); a nil desired
 // contradicts nothing.
@@ -169,7 +175,13 @@ func (f *Flusher) pass(ctx context.Context, fam family, idx *index, desired *con
 			unreadable++
 			return
 		}
-		if !idx.match(e) && !desired.Contradicts(e.flow()) {
+		fl := e.flow()
+		// The desired state decides the flows to its service IPs and ports: a filter for
+		// a NodePort a deleted service had selects every flow to that port number, also
+		// the healthy flows to another service's IP and port of the same number, NATed
+		// to its serving endpoints, and those must stay. Keeps is asked only of the few
+		// entries a filter matches.
+		if !desired.Contradicts(fl) && (!idx.match(e) || desired.Keeps(fl)) {
 			return
 		}
 		// Delete on the second socket while the first is still being read, as conntrack(8)
