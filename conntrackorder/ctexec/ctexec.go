@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.uber.org/multierr"
 
@@ -59,7 +60,9 @@ func Args(f conntrackorder.Filter) []string {
 }
 
 // Flush runs conntrack once per filter of plan, in plan order. Each command runs with ctx:
-// when ctx is done, the running command is killed and the remaining filters are not run.
+// when ctx is done, the running command's process group is killed (a wrapper's children
+// too), Flush returns promptly with an error that wraps ctx.Err(), and the remaining filters
+// are not run.
 //
 // A filter that fails [conntrackorder.Filter.Validate] is not run. A command that fails does
 // not stop the others: Flush applies every filter it can and returns all failures combined
@@ -86,6 +89,11 @@ func (f *Flusher) Flush(ctx context.Context, plan conntrackorder.Plan) error {
 		if err == nil || deletedNothing(err, output) {
 			continue
 		}
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			// The command was killed because ctx is done; say so, so that callers can
+			// tell a deadline from a conntrack failure with errors.Is.
+			err = fmt.Errorf("%w: %w", ctxErr, err)
+		}
 		errs = multierr.Append(errs, &FilterError{
 			Filter: flt,
 			Args:   args,
@@ -100,12 +108,34 @@ func (f *Flusher) Flush(ctx context.Context, plan conntrackorder.Plan) error {
 }
 
 // deletedNothing reports whether conntrack failed only because no entry matched: exit status 1
-// and its "0 flow entries have been deleted" message. conntrack(8) prints the message on
-// standard error; output holds standard output too, so a wrapper that moved it still counts.
+// and, on a line of its own, its message that 0 entries were deleted,
+// "conntrack v1.4.7 (conntrack-tools): 0 flow entries have been deleted.". The count must be
+// 0 exactly: "10 flow entries have been deleted." with status 1 is a failure after deleting.
+// conntrack(8) prints the message on standard error; output holds standard output too, so a
+// wrapper that moved it still counts.
 func deletedNothing(err error, output []byte) bool {
 	var exit interface{ ExitCode() int }
-	return errors.As(err, &exit) && exit.ExitCode() == 1 &&
-		bytes.Contains(output, []byte("0 flow entries have been deleted"))
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		return false
+	}
+	for _, line := range strings.Split(string(output), "\n") {
+		if isNothingDeleted(strings.TrimSpace(line)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isNothingDeleted reports whether line is conntrack's summary of a delete that matched
+// nothing, with or without its "conntrack v<version> (conntrack-tools): " prefix.
+func isNothingDeleted(line string) bool {
+	const summary = "0 flow entries have been deleted."
+	if line == summary {
+		return true
+	}
+	prefix, ok := strings.CutSuffix(line, " "+summary)
+	return ok && strings.HasPrefix(prefix, "conntrack v") && strings.HasSuffix(prefix, " (conntrack-tools):") &&
+		!strings.ContainsAny(prefix[len("conntrack v"):len(prefix)-len(" (conntrack-tools):")], " \t")
 }
 
 // outputLimit bounds how much of standard output runConntrack keeps: conntrack prints a line
@@ -113,10 +143,22 @@ func deletedNothing(err error, output []byte) bool {
 // hold a message worth reporting.
 const outputLimit = 4 << 10
 
+// waitDelay bounds how long Flush waits, once ctx is done or conntrack has exited, for the
+// command's output pipes to close. Killing the process group closes them at once; this is for
+// a descendant that left the group and still holds them.
+const waitDelay = 500 * time.Millisecond
+
 // runConntrack runs conntrack(8) and returns its standard error followed by the first
 // outputLimit bytes of its standard output.
+//
+// The command runs in a process group of its own, and a done ctx kills the whole group: when
+// conntrack is a wrapper script (a container's, a test's) whose child still holds the
+// command's pipes, killing conntrack alone would leave Wait blocked until that child exits,
+// and Flush would outlive ctx by the child's whole run.
 func runConntrack(ctx context.Context, args []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "conntrack", args...)
+	ownProcessGroup(cmd)
+	cmd.WaitDelay = waitDelay
 	var stderr bytes.Buffer
 	stdout := &limitedBuffer{max: outputLimit}
 	cmd.Stderr = &stderr

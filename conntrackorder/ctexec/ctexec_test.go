@@ -173,6 +173,27 @@ func TestFlushExitStatus(t *testing.T) {
 			err:    exitStatus(2),
 			want:   "ctexec: conntrack -D -p udp --orig-dst 172.30.0.41 --dport 80: exit status 2: conntrack v1.4.7 (conntrack-tools): 0 flow entries have been deleted.",
 		},
+		{name: "deleted nothing, without the prefix", stderr: "0 flow entries have been deleted.\n", err: exitStatus(1)},
+		{name: "deleted nothing, after another line", stderr: "warning: something\n" + nothingDeleted, err: exitStatus(1)},
+		{
+			// Status 1 after deleting 10 is a failure; "0 flow entries" is only a substring.
+			name:   "status 1 after deleting ten",
+			stderr: "conntrack v1.4.7 (conntrack-tools): 10 flow entries have been deleted.\n",
+			err:    exitStatus(1),
+			want:   "ctexec: conntrack -D -p udp --orig-dst 172.30.0.41 --dport 80: exit status 1: conntrack v1.4.7 (conntrack-tools): 10 flow entries have been deleted.",
+		},
+		{
+			name:   "the message inside another line",
+			stderr: "conntrack: cannot say 0 flow entries have been deleted.\n",
+			err:    exitStatus(1),
+			want:   "ctexec: conntrack -D -p udp --orig-dst 172.30.0.41 --dport 80: exit status 1: conntrack: cannot say 0 flow entries have been deleted.",
+		},
+		{
+			name:   "the message with more after it",
+			stderr: "conntrack v1.4.7 (conntrack-tools): 0 flow entries have been deleted. Then it failed\n",
+			err:    exitStatus(1),
+			want:   "ctexec: conntrack -D -p udp --orig-dst 172.30.0.41 --dport 80: exit status 1: conntrack v1.4.7 (conntrack-tools): 0 flow entries have been deleted. Then it failed",
+		},
 		{
 			name: "killed",
 			err:  errors.New("signal: killed"),
