@@ -18,7 +18,8 @@ import (
 // programming; no later update withdraws it (see "Pending filters" in the package
 // documentation).
 //
-// Use [NewTracker]; the zero value is not usable. A Tracker is safe for concurrent use, also
+// The zero value is an empty Tracker, ready to use, as is the result of [NewTracker]. A
+// Tracker must not be copied after first use. A Tracker is safe for concurrent use, also
 // while a [Syncer.Sync] runs. The cost of an update follows the size of the change, and the
 // cost of [Tracker.Pending] the number of pending filters, not the number of services held.
 type Tracker struct {
@@ -82,6 +83,7 @@ func (t *Tracker) SetService(sp ServicePort) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.init()
 	old := t.services[sp.Name]
 	t.services[sp.Name] = svc
 	t.desired = nil
@@ -111,6 +113,7 @@ func (t *Tracker) DeleteService(name string) {
 	if old == nil {
 		return
 	}
+	t.init()
 	delete(t.services, name)
 	t.desired = nil
 	t.collectLost(old, nil)
@@ -137,8 +140,8 @@ func (t *Tracker) DeleteService(name string) {
 // For a name that is not known yet the endpoints are kept, and [Tracker.SetService] applies
 // them when the service port arrives.
 //
-// SetEndpoints returns an error and changes nothing when name is empty or an endpoint's
-// address is invalid, unspecified, zoned or IPv4-mapped.
+// SetEndpoints returns an error and changes nothing when name is empty, an endpoint's address
+// is invalid, unspecified, zoned or IPv4-mapped, or its port is 0.
 func (t *Tracker) SetEndpoints(name string, serving []netip.AddrPort) error {
 	if name == "" {
 		return errors.New("conntrackorder: endpoints have no service port name")
@@ -151,10 +154,16 @@ func (t *Tracker) SetEndpoints(name string, serving []netip.AddrPort) error {
 		if err := checkAddr(ep.Addr()); err != nil {
 			return fmt.Errorf("conntrackorder: endpoints of %q: %w", name, err)
 		}
+		if ep.Port() == 0 {
+			// No flow is NATed to port 0, so reconcile mode would judge every flow to
+			// the endpoint's service stale.
+			return fmt.Errorf("conntrackorder: endpoints of %q: endpoint %v has port 0", name, ep.Addr())
+		}
 		eps[ep] = struct{}{}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.init()
 	old := t.endpoints[name]
 	t.desired = nil
 	if len(eps) == 0 {
@@ -169,6 +178,15 @@ func (t *Tracker) SetEndpoints(name string, serving []netip.AddrPort) error {
 	t.collectVanished(svc, old, eps)
 	t.collectGained(svc, old, svc, eps)
 	return nil
+}
+
+// init makes the maps of a zero Tracker. t.mu must be held.
+func (t *Tracker) init() {
+	if t.services == nil {
+		t.services = make(map[string]*service)
+		t.endpoints = make(map[string]endpointSet)
+		t.pending = make(map[Filter]pendingMark)
+	}
 }
 
 // Pending returns a copy of the filters collected and not yet flushed, in the order a flush

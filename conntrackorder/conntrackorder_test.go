@@ -1019,3 +1019,103 @@ func BenchmarkEndpointChangeSync(b *testing.B) {
 type discard struct{}
 
 func (discard) Flush(context.Context, conntrackorder.Plan) error { return nil }
+
+// TestBadInputToSyncAndNewSyncer: misuse of a Syncer is a clear error, or for a constructor
+// argument a prefixed panic, never a hang or a nil dereference; nothing changes.
+func TestBadInputToSyncAndNewSyncer(t *testing.T) {
+	ctx := context.Background()
+	t.Run("zero Syncer", func(t *testing.T) {
+		var s conntrackorder.Syncer
+		// It used to block forever on a nil channel.
+		assert.EqualError(t, s.Sync(ctx), "conntrackorder: sync: Syncer not made by NewSyncer or NewReconcileSyncer")
+		var nilSyncer *conntrackorder.Syncer
+		assert.EqualError(t, nilSyncer.Sync(ctx), "conntrackorder: sync: Syncer not made by NewSyncer or NewReconcileSyncer")
+	})
+	t.Run("nil context", func(t *testing.T) {
+		tr := conntrackorder.NewTracker()
+		require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "ns/dns:dns", Protocol: conntrackorder.UDP,
+			Port: 53, ClusterIPs: []netip.Addr{netip.MustParseAddr("172.30.0.10")}}))
+		require.NoError(t, tr.SetEndpoints("ns/dns:dns", []netip.AddrPort{netip.MustParseAddrPort("10.180.0.7:53")}))
+		before := tr.Pending()
+		programmed := false
+		f := conntrackordertest.New()
+		for _, s := range []*conntrackorder.Syncer{
+			conntrackorder.NewSyncer(tr, func(context.Context) error { programmed = true; return nil }, f),
+			conntrackorder.NewReconcileSyncer(tr, func(context.Context) error { programmed = true; return nil }, f),
+		} {
+			var noContext context.Context // the bad input under test
+			assert.EqualError(t, s.Sync(noContext), "conntrackorder: sync: nil context")
+		}
+		assert.False(t, programmed, "program ran")
+		assert.Empty(t, f.Calls())
+		assert.Equal(t, before, tr.Pending())
+	})
+	t.Run("typed nil backend", func(t *testing.T) {
+		tr := conntrackorder.NewTracker()
+		program := func(context.Context) error { return nil }
+		var f *conntrackordertest.Flusher
+		assert.PanicsWithValue(t, "conntrackorder: NewSyncer needs a tracker, a program function and a flusher",
+			func() { conntrackorder.NewSyncer(tr, program, f) })
+		assert.PanicsWithValue(t, "conntrackorder: NewReconcileSyncer needs a tracker, a program function and a reconciler",
+			func() { conntrackorder.NewReconcileSyncer(tr, program, f) })
+	})
+}
+
+// TestZeroTrackerIsReady: a zero Tracker collects what a new one does, and works with a
+// Syncer.
+func TestZeroTrackerIsReady(t *testing.T) {
+	sp := conntrackorder.ServicePort{Name: "ns/dns:dns", Protocol: conntrackorder.UDP, Port: 53,
+		ClusterIPs: []netip.Addr{netip.MustParseAddr("172.30.0.10")}, NodePort: 30053}
+	eps := []netip.AddrPort{netip.MustParseAddrPort("10.180.0.7:53")}
+	feed := func(tr *conntrackorder.Tracker) {
+		require.NoError(t, tr.SetEndpoints(sp.Name, eps))
+		require.NoError(t, tr.SetService(sp))
+		require.NoError(t, tr.SetEndpoints(sp.Name, nil))
+	}
+	want := conntrackorder.NewTracker()
+	feed(want)
+
+	for _, name := range []string{"SetService first", "DeleteService first", "Pending first"} {
+		t.Run(name, func(t *testing.T) {
+			var tr conntrackorder.Tracker
+			switch name {
+			case "DeleteService first":
+				tr.DeleteService(sp.Name)
+			case "Pending first":
+				assert.Nil(t, tr.Pending())
+				assert.False(t, tr.Desired().Contradicts(conntrackorder.Flow{Protocol: conntrackorder.UDP,
+					OrigDst: netip.MustParseAddrPort("172.30.0.10:53"), ReplySrc: netip.MustParseAddrPort("172.30.0.10:53")}))
+			}
+			feed(&tr)
+			if diff := cmp.Diff(want.Pending(), tr.Pending()); diff != "" {
+				t.Errorf("Pending (-new tracker +zero tracker):\n%s", diff)
+			}
+			f := conntrackordertest.New()
+			require.NoError(t, conntrackorder.NewSyncer(&tr, func(context.Context) error { return nil }, f).Sync(context.Background()))
+			assert.Empty(t, tr.Pending())
+			require.Len(t, f.Calls(), 1)
+		})
+	}
+}
+
+// TestSetEndpointsRefusesPortZero: no flow is NATed to port 0, so an endpoint with port 0
+// would make reconcile mode judge every flow of its service stale. It is refused, and
+// nothing changes.
+func TestSetEndpointsRefusesPortZero(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	svc := netip.MustParseAddr("172.30.0.10")
+	good := netip.MustParseAddrPort("10.180.0.7:53")
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "ns/dns:dns", Protocol: conntrackorder.UDP, Port: 53,
+		ClusterIPs: []netip.Addr{svc}}))
+	require.NoError(t, tr.SetEndpoints("ns/dns:dns", []netip.AddrPort{good}))
+	before, desired := tr.Pending(), tr.Desired()
+
+	err := tr.SetEndpoints("ns/dns:dns", []netip.AddrPort{good, netip.MustParseAddrPort("10.180.0.8:0")})
+	require.EqualError(t, err, `conntrackorder: endpoints of "ns/dns:dns": endpoint 10.180.0.8 has port 0`)
+	assert.Equal(t, before, tr.Pending())
+	assert.Same(t, desired, tr.Desired(), "the state changed")
+	assert.False(t, tr.Desired().Contradicts(conntrackorder.Flow{Protocol: conntrackorder.UDP,
+		OrigDst: netip.AddrPortFrom(svc, 53), ReplySrc: good}))
+	assert.Error(t, tr.SetEndpoints("ns/other:dns", []netip.AddrPort{netip.MustParseAddrPort("10.180.0.9:0")}),
+		"endpoints of a service port not known yet are checked too")
+}

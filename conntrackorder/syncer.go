@@ -2,15 +2,17 @@ package conntrackorder
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"reflect"
 )
 
 // A Syncer programs the forwarding rules and then clears the stale conntrack entries, in that
 // order. A Syncer made by [NewSyncer] flushes the filters a [Tracker] collected; one made by
 // [NewReconcileSyncer] also reconciles the table against the Tracker's desired state.
 //
-// Use [NewSyncer] or [NewReconcileSyncer]; the zero value is not usable. A Syncer is safe for
-// concurrent use: Sync calls run one at a time.
+// Use [NewSyncer] or [NewReconcileSyncer]; the zero value is not usable, and its Sync returns
+// an error. A Syncer is safe for concurrent use: Sync calls run one at a time.
 type Syncer struct {
 	tracker    *Tracker
 	program    func(ctx context.Context) error
@@ -26,9 +28,10 @@ type Syncer struct {
 // Sync called it: record a change in the state program reads before reporting it to t. A
 // filter collected for a change that program has not installed yet would be flushed too early.
 //
-// NewSyncer panics if t, program or f is nil.
+// NewSyncer panics if t, program or f is nil, f also when it is an interface holding a nil
+// pointer (a nil *ctexec.Flusher), which would panic in the first Flush instead.
 func NewSyncer(t *Tracker, program func(ctx context.Context) error, f Flusher) *Syncer {
-	if t == nil || program == nil || f == nil {
+	if t == nil || program == nil || isNil(f) {
 		panic("conntrackorder: NewSyncer needs a tracker, a program function and a flusher")
 	}
 	return &Syncer{tracker: t, program: program, flusher: f, running: make(chan struct{}, 1)}
@@ -45,9 +48,10 @@ func NewSyncer(t *Tracker, program func(ctx context.Context) error, f Flusher) *
 // the informers have synced. A UDP service port whose endpoints were not reported yet has
 // none as far as the reconcile knows, and its flows would be deleted.
 //
-// NewReconcileSyncer panics if t, program or r is nil.
+// NewReconcileSyncer panics if t, program or r is nil, r also when it is an interface holding
+// a nil pointer.
 func NewReconcileSyncer(t *Tracker, program func(ctx context.Context) error, r Reconciler) *Syncer {
-	if t == nil || program == nil || r == nil {
+	if t == nil || program == nil || isNil(r) {
 		panic("conntrackorder: NewReconcileSyncer needs a tracker, a program function and a reconciler")
 	}
 	return &Syncer{tracker: t, program: program, reconciler: r, running: make(chan struct{}, 1)}
@@ -72,7 +76,16 @@ func NewReconcileSyncer(t *Tracker, program func(ctx context.Context) error, r R
 //
 // Sync waits for a running Sync to return first; if ctx is done before then, it returns
 // ctx's error and does nothing. ctx is passed to program, Flush and Reconcile.
+//
+// Sync returns an error and does nothing when ctx is nil, and when s is nil or the zero
+// Syncer, which has no tracker, program or backend.
 func (s *Syncer) Sync(ctx context.Context) error {
+	if s == nil || s.tracker == nil {
+		return errNotMade
+	}
+	if ctx == nil {
+		return errors.New("conntrackorder: sync: nil context")
+	}
 	// Checked first, so that a context already done never runs program, even when no Sync is
 	// running and the select below could pick either case.
 	if err := ctx.Err(); err != nil {
@@ -115,6 +128,20 @@ func (s *Syncer) Sync(ctx context.Context) error {
 	}
 	s.tracker.flushed(plan, mark)
 	return nil
+}
+
+var errNotMade = errors.New("conntrackorder: sync: Syncer not made by NewSyncer or NewReconcileSyncer")
+
+// isNil reports whether v is nil or holds a nil pointer, map, channel, function or slice.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
 }
 
 // reconcile is the second half of Sync in reconcile mode, after program succeeded.
