@@ -93,7 +93,7 @@ func (t *Tracker) SetService(sp ServicePort) error {
 		// New to this protocol: serving endpoints it already has (they may arrive first) go
 		// from none to some now. A service port that merely changed collects only what it
 		// lost, as the contract of this package states.
-		t.collectGained(nil, nil, svc, eps)
+		t.collectGained(svc, nil, eps)
 	}
 	return nil
 }
@@ -176,7 +176,7 @@ func (t *Tracker) SetEndpoints(name string, serving []netip.AddrPort) error {
 		return nil // applied by SetService when the service port arrives
 	}
 	t.collectVanished(svc, old, eps)
-	t.collectGained(svc, old, svc, eps)
+	t.collectGained(svc, old, eps)
 	return nil
 }
 
@@ -309,22 +309,25 @@ func (t *Tracker) collectLost(old, cur *service) {
 		}
 	}
 	if old.nodePort != 0 && !cur.hasNodePort(old.proto, old.nodePort) {
+		// Also when the number is another service's port: the filter has no address, so it
+		// selects that service's healthy flows to its service IPs too. In flush mode they
+		// are deleted, after programming, and the client's next datagram re-creates each
+		// through that service's rules; leaving the filter out would leave the lost
+		// NodePort's flows on its old backends. In reconcile mode the desired state keeps
+		// them ([Desired.Keeps]).
 		t.collect(Filter{Protocol: old.proto, DstPort: old.nodePort})
 	}
 }
 
-// collectGained collects the filters for the addresses and ports that get a NATing rule by the
-// change from (old, oldEps) to (cur, curEps): until then a datagram to them created an entry
-// that is not NATed, and it would keep its client away from the new rule (kubernetes#98305).
-// An address or NodePort has a NATing rule while its service port has serving endpoints of its
-// family. old is nil when the service port did not exist.
-func (t *Tracker) collectGained(old *service, oldEps endpointSet, cur *service, curEps endpointSet) {
-	if cur == nil || !cur.proto.flushes() || len(curEps) == 0 {
+// collectGained collects the filters for the addresses and NodePort of svc that get a NATing
+// rule when its serving endpoints change from oldEps to curEps: until then a datagram to them
+// created an entry that is not NATed, and it would keep its client away from the new rule
+// (kubernetes#98305). An address or NodePort has a NATing rule while the service port has
+// serving endpoints of its family. A service port that is new, or new to its protocol, passes
+// no oldEps; one that merely changed gains nothing here (see [Tracker.SetService]).
+func (t *Tracker) collectGained(svc *service, oldEps, curEps endpointSet) {
+	if !svc.proto.flushes() || len(curEps) == 0 {
 		return
-	}
-	if old == nil || old.proto != cur.proto {
-		// A new service port had no rules; one that changed protocol had none for these flows.
-		old, oldEps = nil, nil
 	}
 	old4, old6 := oldEps.families()
 	cur4, cur6 := curEps.families()
@@ -332,18 +335,14 @@ func (t *Tracker) collectGained(old *service, oldEps endpointSet, cur *service, 
 	// is the rule of kubernetes#98305 as kube-proxy states it, and an extra flush after
 	// programming is harmless.
 	fromNone := len(oldEps) == 0
-	for _, ip := range cur.ips {
-		had := old.has(cur.proto, ip, cur.port) && inFamily(ip, old4, old6)
-		if fromNone || (inFamily(ip, cur4, cur6) && !had) {
-			t.collect(Filter{Protocol: cur.proto, OrigDst: ip, DstPort: cur.port})
+	for _, ip := range svc.ips {
+		if fromNone || (inFamily(ip, cur4, cur6) && !inFamily(ip, old4, old6)) {
+			t.collect(Filter{Protocol: svc.proto, OrigDst: ip, DstPort: svc.port})
 		}
 	}
-	if cur.nodePort != 0 {
-		// The NodePort exists in both families; one filter without address clears both.
-		had := old.hasNodePort(cur.proto, cur.nodePort)
-		if fromNone || (cur4 && !(had && old4)) || (cur6 && !(had && old6)) {
-			t.collect(Filter{Protocol: cur.proto, DstPort: cur.nodePort})
-		}
+	// The NodePort exists in both families; one filter without address clears both.
+	if svc.nodePort != 0 && (fromNone || (cur4 && !old4) || (cur6 && !old6)) {
+		t.collect(Filter{Protocol: svc.proto, DstPort: svc.nodePort})
 	}
 }
 

@@ -1,7 +1,6 @@
 package conntrackorder
 
 import (
-	"context"
 	"net/netip"
 )
 
@@ -172,22 +171,21 @@ func (d *Desired) empty() bool {
 	return d == nil || (len(d.dsts) == 0 && len(d.nodePorts) == 0)
 }
 
-// A Reconciler deletes, in one read of the conntrack table per address family, every entry
-// that a desired state contradicts ([Desired.Contradicts]) or that matches a filter of a plan
-// (with the semantics of [Filter]) and that the desired state does not keep
-// ([Desired.Keeps]). A nil desired contradicts and keeps nothing.
-//
-// The desired state decides every flow to one of its service IPs and ports: a filter that
-// also selects such a flow NATed to a current serving endpoint must leave it (the filter for
-// a lost NodePort whose number is another service's port).
-//
-// Reconcile must either apply the whole plan and the whole desired state or return an error;
-// a failed reconcile is retried whole by [Syncer.Sync], so deleting an entry twice must be
-// harmless (it is: a second delete matches nothing). It must not delete any other entry.
-//
-// [github.com/safereconcile/safereconcile/conntrackorder/ctnetlink] implements it.
-type Reconciler interface {
-	Reconcile(ctx context.Context, plan Plan, desired *Desired) error
+// claim gives destination k to group g in owners, or, when another group has it already,
+// records both in shared, where they become one group.
+func claim[K comparable](owners map[K]int32, shared *map[K][]int32, k K, g int32) {
+	other, ok := owners[k]
+	if !ok {
+		owners[k] = g
+		return
+	}
+	if *shared == nil {
+		*shared = make(map[K][]int32)
+	}
+	if len((*shared)[k]) == 0 {
+		(*shared)[k] = append((*shared)[k], other)
+	}
+	(*shared)[k] = append((*shared)[k], g)
 }
 
 // Desired returns an immutable snapshot of the state t holds, to reconcile the conntrack table
@@ -244,21 +242,10 @@ func (t *Tracker) desiredLocked() *Desired {
 			d.serving[servingKey{ep: ep, group: g}] = struct{}{}
 		}
 		for _, ip := range svc.ips {
-			dst := netip.AddrPortFrom(ip, svc.port)
-			if other, ok := d.dsts[dst]; ok {
-				// The API server keeps ClusterIPs unique, but not external IPs. The rules
-				// of either service port may have NATed a flow to this destination, so a
-				// flow that reaches an endpoint of either is not stale.
-				if sharedDsts == nil {
-					sharedDsts = make(map[netip.AddrPort][]int32)
-				}
-				if len(sharedDsts[dst]) == 0 {
-					sharedDsts[dst] = append(sharedDsts[dst], other)
-				}
-				sharedDsts[dst] = append(sharedDsts[dst], g)
-				continue
-			}
-			d.dsts[dst] = g
+			// The API server keeps ClusterIPs unique, but not external IPs. The rules of
+			// either service port may have NATed a flow to a shared destination, so a
+			// flow that reaches an endpoint of either is not stale.
+			claim(d.dsts, &sharedDsts, netip.AddrPortFrom(ip, svc.port), g)
 			if ip.Is4() {
 				d.v4 = true
 			} else {
@@ -266,17 +253,7 @@ func (t *Tracker) desiredLocked() *Desired {
 			}
 		}
 		if svc.nodePort != 0 {
-			if other, ok := d.nodePorts[svc.nodePort]; ok {
-				if sharedNodePorts == nil {
-					sharedNodePorts = make(map[uint16][]int32)
-				}
-				if len(sharedNodePorts[svc.nodePort]) == 0 {
-					sharedNodePorts[svc.nodePort] = append(sharedNodePorts[svc.nodePort], other)
-				}
-				sharedNodePorts[svc.nodePort] = append(sharedNodePorts[svc.nodePort], g)
-			} else {
-				d.nodePorts[svc.nodePort] = g
-			}
+			claim(d.nodePorts, &sharedNodePorts, svc.nodePort, g)
 			// A NodePort is open on the node's addresses of both families.
 			d.v4, d.v6 = true, true
 		}

@@ -1,7 +1,6 @@
 package conntrackorder
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -145,12 +144,3 @@ func checkAddr(a netip.Addr) error {
 
 // Plan is the ordered list of filters one flush deletes.
 type Plan []Filter
-
-// A Flusher deletes the conntrack entries that match any filter of a plan.
-//
-// Flush must either apply the whole plan or return an error; a plan that was only partly
-// applied is retried whole by [Syncer.Sync], so deleting an entry twice must be harmless
-// (it is: a second delete matches nothing).
-type Flusher interface {
-	Flush(ctx context.Context, plan Plan) error
-}

@@ -7,6 +7,33 @@ import (
 	"reflect"
 )
 
+// A Flusher deletes the conntrack entries that match any filter of a plan.
+//
+// Flush must either apply the whole plan or return an error; a plan that was only partly
+// applied is retried whole by [Syncer.Sync], so deleting an entry twice must be harmless
+// (it is: a second delete matches nothing).
+type Flusher interface {
+	Flush(ctx context.Context, plan Plan) error
+}
+
+// A Reconciler deletes, in one read of the conntrack table per address family, every entry
+// that a desired state contradicts ([Desired.Contradicts]) or that matches a filter of a plan
+// (with the semantics of [Filter]) and that the desired state does not keep
+// ([Desired.Keeps]). A nil desired contradicts and keeps nothing.
+//
+// The desired state decides every flow to one of its service IPs and ports: a filter that
+// also selects such a flow NATed to a current serving endpoint must leave it (the filter for
+// a lost NodePort whose number is another service's port).
+//
+// Reconcile must either apply the whole plan and the whole desired state or return an error;
+// a failed reconcile is retried whole by [Syncer.Sync], so deleting an entry twice must be
+// harmless (it is: a second delete matches nothing). It must not delete any other entry.
+//
+// [github.com/safereconcile/safereconcile/conntrackorder/ctnetlink] implements it.
+type Reconciler interface {
+	Reconcile(ctx context.Context, plan Plan, desired *Desired) error
+}
+
 // A Syncer programs the forwarding rules and then clears the stale conntrack entries, in that
 // order. A Syncer made by [NewSyncer] flushes the filters a [Tracker] collected; one made by
 // [NewReconcileSyncer] also reconciles the table against the Tracker's desired state.
