@@ -219,8 +219,13 @@ func TestParseEntry(t *testing.T) {
 	}
 }
 
-// FuzzParseEntry checks that parseEntry never panics, and that an entry it accepts has valid
-// addresses of one family.
+// FuzzParseEntry feeds parseEntry arbitrary dump messages. Its seed corpus, besides the
+// messages below, is in testdata/fuzz/FuzzParseEntry: real kernel messages of a table dump
+// (UDP, TCP and SCTP, NATed and not, IPv4 and IPv6). parseEntry must never panic; an entry it
+// accepts has valid addresses of one family, and an unknown attribute appended to the message
+// changes nothing, as a newer kernel's attributes must not.
+//
+//	go test -run '^$' -fuzz FuzzParseEntry ./conntrackorder/ctnetlink/
 func FuzzParseEntry(f *testing.F) {
 	f.Add(encodeEntry(udpEntry(ap(node4, 30080), ap(ep4, 8080))))
 	f.Add(encodeEntry(udpEntry(ap(svc6, 80), ap(ep6, 8080))))
@@ -232,6 +237,62 @@ func FuzzParseEntry(f *testing.F) {
 		}
 		assert.True(t, e.origDst.Addr().IsValid() && e.replySrc.Addr().IsValid())
 		assert.Equal(t, e.origDst.Addr().Is4(), e.replySrc.Addr().Is4())
+		if len(data)%unix.NLA_ALIGNTO == 0 { // the message ends on an attribute boundary
+			again, ok := parseEntry(appendAttr(append([]byte(nil), data...), 99, []byte{1, 2, 3}))
+			assert.True(t, ok, "an unknown attribute made the entry unreadable")
+			assert.Equal(t, e, again, "an unknown attribute changed the entry")
+		}
+	})
+}
+
+// FuzzParseEntryRoundTrip encodes an entry from the fuzzer's fields, the way the kernel lays
+// out a dump message, with an unknown attribute before or after the tuples, and requires
+// parseEntry to read back exactly those fields.
+//
+//	go test -run '^$' -fuzz FuzzParseEntryRoundTrip ./conntrackorder/ctnetlink/
+func FuzzParseEntryRoundTrip(f *testing.F) {
+	f.Add(uint8(unix.IPPROTO_UDP), false, []byte{198, 18, 1, 2}, []byte{198, 18, 1, 1}, []byte{198, 18, 2, 2},
+		uint16(40000), uint16(30080), uint16(8080), uint32(0x1a8), []byte{1, 2, 3}, false)
+	f.Add(uint8(unix.IPPROTO_SCTP), true, svc6.AsSlice(), node6.AsSlice(), node6.AsSlice(),
+		uint16(40000), uint16(30868), uint16(30868), uint32(0x188), []byte(nil), true)
+	f.Add(uint8(unix.IPPROTO_ICMP), false, []byte{1}, []byte{2}, []byte{3}, uint16(0), uint16(0), uint16(0), uint32(0), []byte{}, false)
+	f.Fuzz(func(t *testing.T, proto uint8, v6 bool, src, dst, reply []byte, sport, dport, rport uint16,
+		status uint32, extra []byte, extraFirst bool) {
+		n := 4
+		if v6 {
+			n = 16
+		}
+		addr := func(b []byte) netip.Addr {
+			a, _ := netip.AddrFromSlice(append(append([]byte(nil), b...), make([]byte, n)...)[:n])
+			return a
+		}
+		fam := uint8(unix.AF_INET)
+		if v6 {
+			fam = unix.AF_INET6
+		}
+		cf := &netlink.ConntrackFlow{FamilyType: fam,
+			Forward: netlink.IPTuple{Protocol: proto, SrcIP: addr(src).AsSlice(), DstIP: addr(dst).AsSlice(), SrcPort: sport, DstPort: dport},
+			Reverse: netlink.IPTuple{Protocol: proto, SrcIP: addr(reply).AsSlice(), DstIP: addr(src).AsSlice(), SrcPort: rport, DstPort: sport},
+		}
+		msg := []byte{fam, nl.NFNETLINK_V0, 0, 0}
+		if extraFirst {
+			msg = appendAttr(msg, 99, extra)
+		}
+		msg = append(msg, encodeEntryStatus(cf, status)[nl.SizeofNfgenmsg:]...)
+		if !extraFirst {
+			msg = appendAttr(msg, 99, extra)
+		}
+		// encodeTuple leaves the ports out when both are 0, as the kernel does for ICMP:
+		// they read as 0 then too.
+		want := ctEntry{
+			proto:    proto,
+			dstNAT:   status&ipsDstNAT != 0,
+			origDst:  netip.AddrPortFrom(addr(dst), dport),
+			replySrc: netip.AddrPortFrom(addr(reply), rport),
+		}
+		got, ok := parseEntry(msg)
+		require.True(t, ok, "message % x", msg)
+		assert.Equal(t, want, got)
 	})
 }
 
