@@ -15,7 +15,7 @@ import (
 // function of the [Syncer] reads. Only [UDP] and [SCTP] service ports produce filters.
 //
 // A collected filter stays pending until a flush that contained it succeeded after
-// programming; no later update withdraws it (see "Pending filters" in the package
+// programming; no later update withdraws it (see "Flush mode's filters" in the package
 // documentation).
 //
 // The zero value is an empty Tracker, ready to use, as is the result of [NewTracker]. A

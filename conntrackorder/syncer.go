@@ -68,7 +68,7 @@ func NewSyncer(t *Tracker, program func(ctx context.Context) error, f Flusher) *
 // forwarding rules, hands r the desired state of t ([Tracker.Desired]) and the filters t
 // collected that the desired state does not cover, so that r deletes in one pass every UDP
 // flow that contradicts the desired state and every flow a remaining filter selects. See
-// "Reconciling against the table" in the package documentation for when to use it.
+// "What reconcile mode deletes" in the package documentation for when to use it.
 //
 // program has the same obligation as for [NewSyncer]. In addition, t must hold the whole
 // state before the first Sync: every service port and its serving endpoints, for example once

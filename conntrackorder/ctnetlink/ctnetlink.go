@@ -41,8 +41,8 @@ var (
 
 // New opens two netfilter netlink sockets in the network namespace of the calling thread.
 // Opening needs no privilege. Flushing needs CAP_NET_ADMIN for that namespace in the thread
-// that calls Flush: the kernel checks the sender of each request (measured on Linux 6.18; a
-// socket opened without the capability still worked from a thread that had it).
+// that calls Flush: the kernel checks the sender of each request, so a socket opened without
+// the capability works from a thread that has it (TestFlushWithoutCapNetAdmin).
 // The caller must [Flusher.Close] it.
 func New() (*Flusher, error) {
 	dump, err := openConn()
@@ -186,8 +186,8 @@ func (f *Flusher) pass(ctx context.Context, fam family, idx *index, desired *con
 		}
 		// Delete on the second socket while the first is still being read, as conntrack(8)
 		// -D does through a second handle: the kernel resumes a dump from an entry it has
-		// not sent yet, so deleting entries it has sent skips none (checked on Linux 6.18
-		// with thousands of deletes in a 100,000-entry dump, TestReconcileLargeTable).
+		// not sent yet, so deleting entries it has sent skips none (TestReconcileLargeTable
+		// checks it with thousands of deletes in a 100,000-entry dump).
 		if err := f.delete(msg); err != nil {
 			failed++
 			if deleteErr == nil {

@@ -699,7 +699,13 @@ func (f desiredFilter) MatchConntrackFlow(flow *netlink.ConntrackFlow) bool {
 // entry, the bytes allocated per entry, and the peak rise of resident memory per entry (the
 // highest over the operations):
 //
-//	go test -run '^$' -bench Reconcile100k -benchtime 5x ./conntrackorder/ctnetlink/
+//	go test -run '^$' -bench Reconcile100k -benchmem -count 5 ./conntrackorder/ctnetlink/
+//
+// Measured on Linux 6.18, 2 vCPUs shared with six other builds (AMD EPYC), count 5:
+// stream 1.06-1.31 s/op, 3.8 B allocated and 0.9-3.7 B peak RSS per entry; netlink-dump
+// 4.1-10.5 s/op, 937 B allocated and 550-574 B peak RSS per entry. An earlier run on a quieter
+// machine had stream at 130-160 ms and netlink-dump at 500-750 ms; another measured stream at
+// about 280 ms. The ratios hold; the absolute times follow the machine's load.
 func BenchmarkReconcile100k(b *testing.B) {
 	netnstest.Require(b)
 	const n = 100000

@@ -4,7 +4,8 @@
 //
 // The hazard it prevents is the cost of clearing stale UDP entries on a big node. One
 // conntrack(8) process per filter dumps the whole table each time, so a plan of N filters over
-// a table of M entries costs N dumps and N×M comparisons (about 7 s for 1,000 NodePorts).
+// a table of M entries costs N dumps and N×M comparisons: for 300 NodePorts, hundreds of
+// times as long as one Flush of this package (BenchmarkNodePorts).
 // kube-proxy's first netlink reconciler repeated the product in memory: one filter per stale
 // flow, each tested against every flow (kubernetes#135323), after reading the whole table into
 // memory (12 GB, kubernetes#129982). A [Flusher] reads the table once per address family,
@@ -56,9 +57,9 @@
 // keeps nothing. Peak memory is the two buffers whatever the table size; time is linear in
 // the number of entries, plus the plan and the desired state, plus one netlink round trip per
 // deleted entry. On a 100,000-entry table with 2,000 stale entries (BenchmarkReconcile100k,
-// Linux 6.18, 2 shared vCPUs) one reconcile took 130-160 ms and its resident memory rose by
-// about 3.6 bytes per entry; ConntrackDeleteFilters with the same judgment took 500-750 ms and
-// 570 bytes per entry.
+// whose comment has the figures and the machine), ConntrackDeleteFilters with the same
+// judgment took 3 to 8 times as long as one Reconcile, allocated about 250 times as many
+// bytes, and raised resident memory over a hundred times as much.
 //
 // The package works on Linux only; on other systems it is empty.
 package ctnetlink
