@@ -30,8 +30,9 @@ var (
 type Call struct {
 	Plan conntrackorder.Plan
 	// Desired is the desired state given to Reconcile; nil for a call of Flush. It is
-	// immutable; ask it what a real backend would have deleted with
-	// [conntrackorder.Desired.Contradicts].
+	// immutable; ask it what a real backend would have deleted whatever the plan
+	// ([conntrackorder.Desired.Contradicts]), and kept although the plan selects it
+	// ([conntrackorder.Desired.Keeps]).
 	Desired *conntrackorder.Desired
 	Err     error // nil when the call succeeded
 }
@@ -108,7 +109,7 @@ func (f *Flusher) Calls() []Call {
 
 // Flushed returns a copy of the plans of the calls that succeeded, Flush and Reconcile alike,
 // in order: what a real backend would have deleted by filter. A Reconcile also deleted what
-// its [Call.Desired] contradicts.
+// its [Call.Desired] contradicts, and kept the flows of its plan that Call.Desired keeps.
 func (f *Flusher) Flushed() []conntrackorder.Plan {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -24,5 +24,6 @@
 //	syncer := conntrackorder.NewReconcileSyncer(tracker, program, rec)
 //	err := syncer.Sync(ctx)
 //	call := rec.Calls()[0]
-//	deleted := call.Desired.Contradicts(flow) // what a real backend would delete
+//	deleted := call.Desired.Contradicts(flow) // a real backend deletes it, whatever the plan
+//	kept := call.Desired.Keeps(flow)          // a real backend keeps it, whatever the plan
 package conntrackordertest
