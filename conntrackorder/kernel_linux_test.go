@@ -614,6 +614,12 @@ func TestKernelReplySrcMatchesOnlyDNATedFlows(t *testing.T) {
 				}
 				table := ns.Table(t)
 				require.NoError(t, table.Insert(append(dnated, direct...)...))
+				// An entry created the way conntrack(8) creates a NATed one, with its reply
+				// tuple given: its status says DNAT done but not DNAT, and conntrack(8)
+				// --dst-nat still counts it as DNATed, so ctnetlink must too.
+				ns.Exec(t, "conntrack", "-I", "-p", "udp", "-s", cli.String(), "-d", node.String(),
+					"--sport", "40004", "--dport", "31000", "-r", ep.String(), "-q", cli.String(),
+					"--reply-port-src", "53", "--reply-port-dst", "40004", "-t", "600", "--dst-nat", ep.String())
 				plan := conntrackorder.Plan{
 					{Protocol: conntrackorder.UDP, OrigDst: svc, DstPort: 53, ReplySrc: ep},
 					{Protocol: conntrackorder.UDP, DstPort: 31000, ReplySrc: ep},

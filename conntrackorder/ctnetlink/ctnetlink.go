@@ -61,8 +61,8 @@ func New() (*Flusher, error) {
 // [conntrackorder.Filter]: a zero field matches anything, OrigDst is the original destination
 // address, DstPort the original destination port and ReplySrc the backend the flow was DNATed
 // to: the reply-direction source of an entry whose status says the kernel DNATed it
-// (IPS_DST_NAT), so that a flow a client sent to that address directly does not match, as
-// with conntrack(8) --dst-nat. A filter without addresses applies to IPv4 and IPv6 flows, as
+// (IPS_DST_NAT, or IPS_DST_NAT_DONE with a reply from another address, as conntrack(8)
+// --dst-nat reads it), so that a flow a client sent to that address directly does not match. A filter without addresses applies to IPv4 and IPv6 flows, as
 // conntrack(8) does without -f.
 //
 // An SCTP filter matches ports as a UDP or TCP filter does: the Flusher reads the ports of

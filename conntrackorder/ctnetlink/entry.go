@@ -20,9 +20,11 @@ type ctEntry struct {
 	replySrc netip.AddrPort // reply direction's source: the NAT target, or origDst
 }
 
-// ipsDstNAT is IPS_DST_NAT of enum ip_conntrack_status
-// (include/uapi/linux/netfilter/nf_conntrack_common.h): the kernel DNATed the entry.
-const ipsDstNAT = 1 << 5
+// Bits of enum ip_conntrack_status (include/uapi/linux/netfilter/nf_conntrack_common.h).
+const (
+	ipsDstNAT     = 1 << 5 // IPS_DST_NAT: a DNAT changed the entry's tuple
+	ipsDstNATDone = 1 << 8 // IPS_DST_NAT_DONE: the entry went through DNAT, maybe unchanged
+)
 
 // flow describes e for [conntrackorder.Desired.Contradicts]. An entry of a protocol the
 // package has no name for gets protocol 0, which contradicts nothing.
@@ -54,6 +56,7 @@ func parseEntry(msg []byte) (ctEntry, bool) {
 		e          ctEntry
 		gotO, gotR bool
 		protoR     uint8
+		status     uint32
 	)
 	attrs := msg[nl.SizeofNfgenmsg:]
 	for len(attrs) > 0 {
@@ -71,13 +74,20 @@ func parseEntry(msg []byte) (ctEntry, bool) {
 			// A 32-bit value in network byte order. An entry without it (the kernel always
 			// sends it) counts as not DNATed, as conntrack(8) --dst-nat treats it.
 			if len(val) == 4 {
-				e.dstNAT = binary.BigEndian.Uint32(val)&ipsDstNAT != 0
+				status = binary.BigEndian.Uint32(val)
 			}
 		}
 	}
 	if !gotO || !gotR || protoR != e.proto || e.origDst.Addr().Is4() != e.replySrc.Addr().Is4() {
 		return ctEntry{}, false
 	}
+	// A flow a DNAT rule rewrote has IPS_DST_NAT. An entry created over netlink with its
+	// NATed reply tuple given (conntrack -I -r ... --dst-nat) has only IPS_DST_NAT_DONE, since
+	// the kernel found nothing left to rewrite; conntrack(8) --dst-nat counts it as DNATed
+	// when its reply comes from another address, and so does this. An entry that went
+	// through DNAT unchanged (every flow once NAT is loaded) has DONE and the same address.
+	e.dstNAT = status&ipsDstNAT != 0 ||
+		(status&ipsDstNATDone != 0 && e.replySrc.Addr() != e.origDst.Addr())
 	return e, true
 }
 

@@ -150,9 +150,27 @@ func TestParseEntry(t *testing.T) {
 			wantOK: true,
 		},
 		{
-			name:   "reply from another address, without DNAT in the status",
-			give:   encodeEntryStatus(udpEntry(ap(node4, 30080), ap(ep4, 8080)), 0x188),
+			name:   "reply from another address, never through NAT",
+			give:   encodeEntryStatus(udpEntry(ap(node4, 30080), ap(ep4, 8080)), 0x8),
 			want:   ctEntry{proto: unix.IPPROTO_UDP, origDst: ap(node4, 30080), replySrc: ap(ep4, 8080)},
+			wantOK: true,
+		},
+		{
+			name:   "created with its NATed reply tuple: DNAT done, another address",
+			give:   encodeEntryStatus(udpEntry(ap(node4, 30080), ap(ep4, 8080)), 0x188),
+			want:   natNode4,
+			wantOK: true,
+		},
+		{
+			name:   "through DNAT unchanged",
+			give:   encodeEntryStatus(udpEntry(ap(node4, 30080), ap(node4, 30080)), 0x188),
+			want:   ctEntry{proto: unix.IPPROTO_UDP, origDst: ap(node4, 30080), replySrc: ap(node4, 30080)},
+			wantOK: true,
+		},
+		{
+			name:   "DNATed to another port of the same address",
+			give:   encodeEntryStatus(udpEntry(ap(node4, 30080), ap(node4, 8080)), 0x1a8),
+			want:   ctEntry{proto: unix.IPPROTO_UDP, dstNAT: true, origDst: ap(node4, 30080), replySrc: ap(node4, 8080)},
 			wantOK: true,
 		},
 		{
@@ -286,7 +304,7 @@ func FuzzParseEntryRoundTrip(f *testing.F) {
 		// they read as 0 then too.
 		want := ctEntry{
 			proto:    proto,
-			dstNAT:   status&ipsDstNAT != 0,
+			dstNAT:   status&ipsDstNAT != 0 || (status&ipsDstNATDone != 0 && addr(reply) != addr(dst)),
 			origDst:  netip.AddrPortFrom(addr(dst), dport),
 			replySrc: netip.AddrPortFrom(addr(reply), rport),
 		}

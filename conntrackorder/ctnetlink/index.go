@@ -166,7 +166,7 @@ func (x *index) match(e ctEntry) bool {
 			// ReplySrc is the backend the flow was DNATed to: a flow that was not DNATed
 			// has none, even where its reply source is the filter's address (a client
 			// that sent to the endpoint directly, on the NodePort's number). conntrack(8)
-			// --dst-nat also matches only entries whose status says DNAT.
+			// --dst-nat also matches only entries whose status says DNAT (parseEntry).
 			if !e.dstNAT {
 				continue
 			}
