@@ -15,7 +15,7 @@ import (
 // ctEntry is what the matchers read of one conntrack entry.
 type ctEntry struct {
 	proto    uint8          // IP protocol number of the original tuple
-	dstNAT   bool           // the entry's status has IPS_DST_NAT: it was DNATed
+	dstNAT   bool           // the entry was DNATed, as its status says (see parseEntry)
 	origDst  netip.AddrPort // original direction's destination
 	replySrc netip.AddrPort // reply direction's source: the NAT target, or origDst
 }
