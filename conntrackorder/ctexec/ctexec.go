@@ -164,6 +164,11 @@ func runConntrack(ctx context.Context, args []string) ([]byte, error) {
 	cmd.Stderr = &stderr
 	cmd.Stdout = stdout
 	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil && cmd.ProcessState.Success() {
+		// conntrack exited 0 and a descendant that left its process group holds the pipes:
+		// the entries are deleted, only the rest of the output is lost.
+		err = nil
+	}
 	return append(stderr.Bytes(), stdout.buf.Bytes()...), err
 }
 
