@@ -83,11 +83,19 @@ func TestTableInsertAndFlush(t *testing.T) {
 	n, err := table.Len()
 	require.NoError(t, err)
 	assert.Equal(t, len(flows), n)
-	// List reads the ports of SCTP entries too, which netlink v1.3.1's parser drops.
+	// List reads the table through conntrack(8), SCTP ports included, which netlink
+	// v1.3.1's parser drops: Insert sets them.
 	got, err := table.List()
 	require.NoError(t, err)
 	assert.ElementsMatch(t, flows, got)
-	// conntrack(8), which parses the dump on its own, shows the same ports: Insert sets them.
+	// The kernel DNATed the entries with a ReplySrc, as a rule would have: conntrack(8)
+	// --dst-nat selects exactly those.
+	nated := 0
+	for _, fam := range []string{"ipv4", "ipv6"} {
+		out := ns.Exec(t, "conntrack", "-L", "-f", fam, "--dst-nat")
+		nated += strings.Count(out, "\n") - 1 // less the summary line
+	}
+	assert.Equal(t, 3, nated, "entries with a ReplySrc are DNATed")
 	entries, err := ns.Conntrack(context.Background())
 	require.NoError(t, err)
 	assert.True(t, hasEntry(entries, "sport=40001 dport=30080", "src=198.18.2.2 dst=198.18.1.2 sport=8080"),
