@@ -80,8 +80,17 @@ type servingKey struct {
 //
 // Contradicts costs at most three map lookups and allocates nothing.
 func (d *Desired) Contradicts(f Flow) bool {
-	judged, serving := d.judge(f)
-	return judged && !serving
+	if d == nil || f.Protocol != UDP || !f.OrigDst.Addr().IsValid() {
+		return false
+	}
+	g, ok := d.dsts[f.OrigDst]
+	if !ok {
+		if g, ok = d.nodePorts[f.OrigDst.Port()]; !ok {
+			return false
+		}
+	}
+	_, serving := d.serving[servingKey{ep: f.ReplySrc, group: g}]
+	return !serving
 }
 
 // Keeps reports whether the desired state keeps the flow f whatever a filter selects: f is a
@@ -107,22 +116,6 @@ func (d *Desired) Keeps(f Flow) bool {
 	}
 	_, serving := d.serving[servingKey{ep: f.ReplySrc, group: g}]
 	return serving
-}
-
-// judge reports whether d judges f, and if so whether f's reply source serves its
-// destination.
-func (d *Desired) judge(f Flow) (judged, serving bool) {
-	if d == nil || f.Protocol != UDP || !f.OrigDst.Addr().IsValid() {
-		return false, false
-	}
-	g, ok := d.dsts[f.OrigDst]
-	if !ok {
-		if g, ok = d.nodePorts[f.OrigDst.Port()]; !ok {
-			return false, false
-		}
-	}
-	_, serving = d.serving[servingKey{ep: f.ReplySrc, group: g}]
-	return true, serving
 }
 
 // Families reports whether flows of IPv4 and of IPv6 may contradict the desired state. A
