@@ -67,7 +67,8 @@ func NewSyncer(t *Tracker, program func(ctx context.Context) error, f Flusher) *
 // NewReconcileSyncer returns a Syncer that, each time after program has installed the
 // forwarding rules, hands r the desired state of t ([Tracker.Desired]) and the filters t
 // collected that the desired state does not cover, so that r deletes in one pass every UDP
-// flow that contradicts the desired state and every flow a remaining filter selects. See
+// flow that contradicts the desired state and every flow a remaining filter selects, except
+// the flows the desired state keeps ([Desired.Keeps]). See
 // "What reconcile mode deletes" in the package documentation for when to use it.
 //
 // program has the same obligation as for [NewSyncer]. In addition, t must hold the whole
