@@ -25,6 +25,10 @@
 // real kernel in network namespaces for the realkernel command. [Play] drives either through
 // the same timeline: a UDP NodePort Service created without endpoints, two clients sending
 // from fixed source ports, one to the NodePort and one to the ClusterIP, then the endpoint.
+// The two shapes meet the same events and datagrams, so their timelines differ only where
+// they flush and in what that changes; the timeline marks, from the rules programmed so far,
+// a flush that comes before any rule for it and an entry left stale. [Intro] says how to read
+// it.
 //
 // The proxies are deliberately small: one node address, the rules of one DNAT per ClusterIP and
 // NodePort to the first ready endpoint, one EndpointSlice per Service, no Service deletion, and

@@ -4,8 +4,8 @@
 // proxy in the shape of Kubernetes v1.20.4 and in the fixed shape built on package
 // conntrackorder, each in three fresh network namespaces (client, node, pod; addresses in
 // 198.18.0.0/15) with the library's real conntrack backend, and prints what each proxy
-// programmed and flushed, whether each datagram was answered, and the node's conntrack table as
-// `conntrack -L` shows it at each step.
+// programmed and flushed, whether each datagram was answered, and the node's conntrack table
+// (`conntrack -L`, one entry a line) at each step, with the old shape's mistakes marked.
 //
 // It needs Linux, root (CAP_NET_ADMIN and CAP_SYS_ADMIN), and ip, iptables, ip6tables,
 // iptables-restore and conntrack in PATH; without them it says what is missing and exits with status 2. It

@@ -59,11 +59,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 
 	playOpts := kernelpath.PlayOptions(*after, *udpTimeout)
+	if err := proxy.Intro(stdout, proxy.DefaultAddrs()); err != nil {
+		fmt.Fprintf(stderr, "realkernel: %v\n", err)
+		return 1
+	}
 	var results []proxy.Result
-	for i, shape := range []proxy.Shape{proxy.OldShape, proxy.FixedShape} {
-		if i > 0 {
-			fmt.Fprintln(stdout)
-		}
+	for _, shape := range []proxy.Shape{proxy.OldShape, proxy.FixedShape} {
+		fmt.Fprintln(stdout)
 		res, err := playOnce(ctx, stdout, shape, labOpts, playOpts)
 		var cleanup *cleanupError
 		switch {
@@ -103,7 +105,7 @@ func playOnce(ctx context.Context, w io.Writer, shape proxy.Shape, labOpts kerne
 	if labOpts.UDPTimeout > 0 {
 		timeout = labOpts.UDPTimeout.String() + " (lowered in the node namespace only)"
 	}
-	fmt.Fprintf(w, "namespaces %s; backend %s; unreplied UDP timeout %s\n",
+	fmt.Fprintf(w, "namespaces %s\nbackend %s; unreplied UDP timeout %s\n",
 		strings.Join(lab.Namespaces(), ", "), lab.Backend(), timeout)
 	return proxy.Play(ctx, w, lab, shape, playOpts)
 }
