@@ -2,9 +2,14 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 )
+
+// ErrInProgress is wrapped by the error of a [Lease.Release] called from inside that lease's
+// own release function: the release has not finished, so its outcome is not known yet.
+var ErrInProgress = errors.New("lease: release in progress")
 
 // A Lease is a hold on an external resource for a bounded lifetime.
 //
@@ -66,6 +71,11 @@ func (l *Lease[T]) State() State {
 // result instead of calling the release function a second time. When the release function
 // panics, the lease becomes Orphaned (the resource's fate is unknown) and the panic continues.
 //
+// The release function may call the lease's methods. A Release from inside it, with the
+// context it was given or one derived from it, returns at once an error wrapping
+// [ErrInProgress]: it does not wait for itself, does not call the release function again, and
+// does not claim an outcome that is not known yet (the outer call returns that).
+//
 // ctx bounds the release function only. Pass a context that is not already cancelled, and has
 // a deadline: a release usually runs because the operation that acquired the resource ended,
 // often through its own cancellation (see [context.WithoutCancel]).
@@ -74,6 +84,13 @@ func (l *Lease[T]) Release(ctx context.Context) error {
 	if l.state == Released || l.state == Kept {
 		l.mu.Unlock()
 		return nil
+	}
+	if l.inFlight && ctx.Value(releasingKey{l}) != nil {
+		// Called from inside the release function, with the context it was given: waiting for
+		// the attempt would wait for ourselves, and running the function again would release
+		// twice. The outcome is the outer call's to report; this one says it is not known yet.
+		l.mu.Unlock()
+		return fmt.Errorf("release %s from its own release function: %w", l.name, ErrInProgress)
 	}
 	seen := l.tries
 	l.mu.Unlock()
@@ -104,9 +121,47 @@ func (l *Lease[T]) Release(ctx context.Context) error {
 			l.finish(false, nil) // the release function panicked or called runtime.Goexit
 		}
 	}()
-	err := l.release(ctx, l.value)
+	err := l.release(releasing(ctx, l), l.value)
 	returned = true
 	return l.finish(true, err)
+}
+
+// releasingKey{l} is answered by the context l's release function runs under, and by every
+// context derived from it, so that a Release from inside it is recognised.
+type releasingKey struct{ lease any }
+
+// releasingCtx is ctx marked as the context of one call of lease's release function.
+type releasingCtx struct {
+	context.Context
+	lease any
+}
+
+func (c *releasingCtx) Value(key any) any {
+	if k, ok := key.(releasingKey); ok && k.lease == c.lease {
+		return true
+	}
+	return c.Context.Value(key)
+}
+
+// afterFuncCtx is a releasingCtx whose parent implements AfterFunc, the method package context
+// uses to propagate cancellation to a derived context without starting a goroutine. Forwarding
+// it keeps that saving for contexts the release function derives.
+type afterFuncCtx struct{ releasingCtx }
+
+type afterFuncer interface {
+	AfterFunc(func()) func() bool
+}
+
+func (c *afterFuncCtx) AfterFunc(f func()) func() bool {
+	return c.Context.(afterFuncer).AfterFunc(f)
+}
+
+// releasing returns ctx marked as the context of a call of l's release function.
+func releasing(ctx context.Context, l any) context.Context {
+	if _, ok := ctx.(afterFuncer); ok {
+		return &afterFuncCtx{releasingCtx{Context: ctx, lease: l}}
+	}
+	return &releasingCtx{Context: ctx, lease: l}
 }
 
 // finish records the end of one call of the release function and returns what Release

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -372,4 +373,74 @@ func TestOrphanErrorKind(t *testing.T) {
 			assert.Equal(t, tt.want, err.Kind())
 		})
 	}
+}
+
+// TestReleaseFromItsOwnReleaseFunction: a Release from inside the release function returns at
+// once, without calling it again, and says the outcome is not known yet; the outer Release
+// reports the real outcome.
+func TestReleaseFromItsOwnReleaseFunction(t *testing.T) {
+	tests := []struct {
+		name    string
+		derive  bool
+		outcome error
+	}{
+		{name: "same context, release succeeds"},
+		{name: "derived context, release succeeds", derive: true},
+		{name: "same context, release fails", outcome: errCloud},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var l *lease.Lease[int]
+			calls := 0
+			var inner error
+			l = lease.New("address/a", 1, func(ctx context.Context, _ int) error {
+				calls++
+				if tt.derive {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, time.Minute)
+					defer cancel()
+				}
+				inner = l.Release(ctx)
+				return tt.outcome
+			})
+			done := make(chan error, 1)
+			go func() { done <- l.Release(context.Background()) }()
+			select {
+			case err := <-done:
+				require.ErrorIs(t, inner, lease.ErrInProgress)
+				assert.EqualError(t, inner, "release address/a from its own release function: lease: release in progress")
+				assert.Equal(t, 1, calls, "the release function ran once")
+				if tt.outcome == nil {
+					require.NoError(t, err)
+					assert.Equal(t, lease.Released, l.State())
+				} else {
+					require.ErrorIs(t, err, errCloud)
+					assert.Equal(t, lease.Orphaned, l.State())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Release from inside the release function deadlocked")
+			}
+		})
+	}
+}
+
+// TestReleaseWhileAnotherLeaseReleases: a release function that releases another lease, which
+// is in flight on another goroutine, waits for it as any other caller does: only its own lease
+// is re-entrant.
+func TestReleaseWhileAnotherLeaseReleases(t *testing.T) {
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	b := lease.New("address/b", 2, func(context.Context, int) error {
+		close(entered)
+		<-proceed
+		return nil
+	})
+	a := lease.New("forwarding-rule/a", 1, func(ctx context.Context, _ int) error { return b.Release(ctx) })
+	go func() { _ = b.Release(context.Background()) }()
+	<-entered
+	done := make(chan error, 1)
+	go func() { done <- a.Release(context.Background()) }()
+	waitBlocked(1)
+	close(proceed)
+	require.NoError(t, <-done, "a waited for b's release and reports its result")
+	assert.Equal(t, lease.Released, b.State())
 }
