@@ -30,6 +30,11 @@ type Lease[T any] struct {
 	keep     bool   // Keep was called while it ran: keep the resource if the release fails
 	tries    uint64 // completed calls of the release function
 	lastErr  error  // the result of the latest call, as Release returned it
+
+	// first is the context of the first call of the release function, kept here to save an
+	// allocation on the path every lease takes. Written once, before that call; later calls
+	// allocate their own, since the release function may have left work that still reads it.
+	first releasingCtx
 }
 
 // New returns a [Held] lease on value, named name, that release gives back.
@@ -121,7 +126,14 @@ func (l *Lease[T]) Release(ctx context.Context) error {
 			l.finish(false, nil) // the release function panicked or called runtime.Goexit
 		}
 	}()
-	err := l.release(releasing(ctx, l), l.value)
+	var rctx context.Context
+	if _, ok := ctx.(afterFuncer); !ok && seen == 0 {
+		l.first = releasingCtx{Context: ctx, lease: l}
+		rctx = &l.first
+	} else {
+		rctx = releasing(ctx, l)
+	}
+	err := l.release(rctx, l.value)
 	returned = true
 	return l.finish(true, err)
 }
