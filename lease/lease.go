@@ -43,8 +43,10 @@ type Lease[T any] struct {
 // "<kind>/<id>": kind is a short lowercase noun for the sort of resource ("address",
 // "forwarding-rule"), and id is the name the external system knows this one by
 // ("address/k8s-ilb-a1b2"). The id lets a retry or a person find an orphan again, and
-// [OrphanError.Kind] reads the kind back for a low-cardinality label. New panics with a message starting
-// with "lease:" when release is nil: a lease that cannot be released is a programming error.
+// [OrphanError.Kind] reads the kind back for a low-cardinality label.
+//
+// New panics with a message starting with "lease:" when release is nil: a lease that cannot
+// be released is a programming error.
 func New[T any](name string, value T, release func(ctx context.Context, value T) error) *Lease[T] {
 	if release == nil {
 		panic(fmt.Sprintf("lease: New(%q) with a nil release function", name))
@@ -200,6 +202,13 @@ func (l *Lease[T]) finish(returned bool, err error) error {
 
 // Keep hands the resource to the caller for good: the lease becomes [Kept] and a later
 // [Lease.Release] is a no-op that returns nil. Keep after a successful Release does nothing.
+//
+// Keep is for a resource of yours that outlives the lease: the operation made it part of its
+// result (the acquire package keeps a Tentative of a scope that succeeded), or a longer-lived
+// owner takes it over. It is not the way to spare a resource that is not yours, such as an
+// address a user reserved: do not lease that at all. A lease made and then kept leaves a window
+// between the two in which an early return or a panic releases it, deleting a customer's
+// resource (kubernetes#20663).
 //
 // Keep never blocks. While a release is in progress, Keep only takes effect if that release
 // fails: a resource that was released cannot be kept, and the lease becomes [Released]; one

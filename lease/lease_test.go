@@ -34,14 +34,14 @@ func (r *releases) release(ctx context.Context, addr string) error {
 
 func TestReleaseFailureOrphansThenRetries(t *testing.T) {
 	r := &releases{fails: 1}
-	l := lease.New("address a1b2", "10.0.0.7", r.release)
+	l := lease.New("address/a1b2", "10.0.0.7", r.release)
 
 	err := l.Release(context.Background())
 	var oe *lease.OrphanError
 	require.ErrorAs(t, err, &oe)
-	assert.Equal(t, "address a1b2", oe.Name)
+	assert.Equal(t, "address/a1b2", oe.Name)
 	assert.ErrorIs(t, err, errCloud)
-	assert.Equal(t, "lease: address a1b2 orphaned: cloud: 503 backend error", err.Error())
+	assert.Equal(t, "lease: address/a1b2 orphaned: cloud: 503 backend error", err.Error())
 	assert.Equal(t, lease.Orphaned, l.State())
 	assert.Equal(t, "10.0.0.7", l.Value(), "the value stays available for a retry or a report")
 
@@ -249,19 +249,19 @@ func waitBlocked(n int) {
 
 func TestLedgerOrphanRecoveredByName(t *testing.T) {
 	var g lease.Ledger
-	first := lease.New("addresses/lb-1", "10.0.0.7", (&releases{fails: 1}).release)
+	first := lease.New("address/lb-1", "10.0.0.7", (&releases{fails: 1}).release)
 	g.Add(first)
 	require.Error(t, first.Release(context.Background()))
 	require.Len(t, g.Outstanding(), 1, "an orphan is outstanding")
 
-	held := lease.New("addresses/lb-1", "10.0.0.7", (&releases{}).release)
+	held := lease.New("address/lb-1", "10.0.0.7", (&releases{}).release)
 	g.Add(held)
 	assert.Len(t, g.Outstanding(), 2, "a held lease of the same name does not recover the orphan")
 
 	require.NoError(t, held.Release(context.Background()))
 	assert.Empty(t, g.Outstanding(), "the next attempt released the leftover by its name")
 
-	other := lease.New("addresses/lb-2", "10.0.0.8", (&releases{fails: 1}).release)
+	other := lease.New("address/lb-2", "10.0.0.8", (&releases{fails: 1}).release)
 	g.Add(other)
 	require.Error(t, other.Release(context.Background()))
 	assert.Len(t, g.Outstanding(), 1, "only a release of the same name recovers an orphan")
