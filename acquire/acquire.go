@@ -128,8 +128,9 @@ func Run(ctx context.Context, fn func(ctx context.Context, s *Scope) error, opts
 
 // End ends the scope: it runs every registered release, newest first, and appends one
 // [*lease.OrphanError] per failed release to *errp. The scope has failed when *errp is not
-// nil or a panic is in flight; a panic is re-raised with the same value after the releases.
-// errp may be nil when the caller has no error to report into; [OnOrphan] still hears of
+// nil or a panic is in flight; a panic is re-raised with the same value after the releases,
+// and a panic of a release or of [OnOrphan] is raised after them only when there was none
+// (as [Run] does). errp may be nil when the caller has no error to report into; [OnOrphan] still hears of
 // every failure.
 //
 // Defer End in the function that called [New]: directly (defer s.End(&err)), which is how it

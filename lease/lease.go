@@ -81,7 +81,9 @@ func (l *Lease[T]) State() State {
 // The release function may call the lease's methods. A Release from inside it, with the
 // context it was given or one derived from it, returns at once an error wrapping
 // [ErrInProgress]: it does not wait for itself, does not call the release function again, and
-// does not claim an outcome that is not known yet (the outer call returns that).
+// does not claim an outcome that is not known yet (the outer call returns that). A Release
+// there under an unrelated context, such as [context.Background], cannot be told from another
+// goroutine's: it waits for the release in progress, which is itself, and never returns.
 //
 // ctx bounds the release function only. Pass a context that is not already cancelled, and has
 // a deadline: a release usually runs because the operation that acquired the resource ended,

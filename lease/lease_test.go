@@ -444,3 +444,66 @@ func TestReleaseWhileAnotherLeaseReleases(t *testing.T) {
 	require.NoError(t, <-done, "a waited for b's release and reports its result")
 	assert.Equal(t, lease.Released, b.State())
 }
+
+// afterFuncCtx is a hand-made context with the AfterFunc method package context uses to
+// propagate cancellation without a goroutine.
+type afterFuncCtx struct {
+	context.Context // for Deadline and Value
+	mu              sync.Mutex
+	done            chan struct{}
+	after           []func()
+}
+
+func newAfterFuncCtx() *afterFuncCtx {
+	return &afterFuncCtx{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *afterFuncCtx) Done() <-chan struct{} { return c.done }
+
+func (c *afterFuncCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+func (c *afterFuncCtx) AfterFunc(f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.after = append(c.after, f)
+	return func() bool { return false }
+}
+
+func (c *afterFuncCtx) cancel() {
+	close(c.done)
+	c.mu.Lock()
+	after := c.after
+	c.mu.Unlock()
+	for _, f := range after {
+		f()
+	}
+}
+
+// TestReleaseContextKeepsAfterFunc: the context a release function runs under passes its
+// parent's AfterFunc on, so a context it derives starts no goroutine and still ends with the
+// parent.
+func TestReleaseContextKeepsAfterFunc(t *testing.T) {
+	parent := newAfterFuncCtx()
+	var before, during int
+	var derived context.Context
+	l := lease.New("address/a1b2", 1, func(ctx context.Context, _ int) error {
+		before = runtime.NumGoroutine()
+		var cancel context.CancelFunc
+		derived, cancel = context.WithTimeout(ctx, time.Hour)
+		defer cancel()
+		during = runtime.NumGoroutine()
+		parent.cancel()
+		<-derived.Done()
+		return derived.Err()
+	})
+	require.ErrorIs(t, l.Release(parent), context.Canceled)
+	assert.LessOrEqual(t, during, before, "the derived context started a goroutine")
+	assert.Len(t, parent.after, 1, "the derived context registered with the parent's AfterFunc")
+}

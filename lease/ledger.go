@@ -54,9 +54,8 @@ func (g *Ledger) Add(l Tracked) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if len(g.entries) == cap(g.entries) {
-		// Sweep before the slice grows, so memory follows what is outstanding. When sweeping
-		// frees less than half, grow: the next sweep is then at least as many Adds away as this
-		// one cost, which keeps Add amortised O(1) even when everything stays outstanding.
+		// Sweep instead of letting append grow the slice, so memory follows what is
+		// outstanding; sweepLocked keeps Add amortised O(1).
 		g.sweepLocked(true)
 	}
 	g.entries = append(g.entries, entry{lease: l})
@@ -81,20 +80,27 @@ func (g *Ledger) Outstanding() []Tracked {
 	return out
 }
 
-// sweepLocked drops the entries that are not outstanding, and sizes the storage for what is
-// left: it gives back storage that is less than a quarter used, and when grow is set, doubles
-// storage that is more than half used.
+// sweepLocked drops the entries that are not outstanding and sizes the storage for what is
+// left: never below minEntries, so that a sweep is always many Adds away; half what it was when
+// less than a quarter is used; and, when grow is set, twice what it was when more than half is.
+// Either way the next sweep is at least as many Adds away as this one cost.
 func (g *Ledger) sweepLocked(grow bool) {
 	kept := sweep(g.entries)
-	switch n, c := len(kept), cap(g.entries); {
+	n, c := len(kept), cap(g.entries)
+	want := c
+	switch {
 	case grow && n > c/2:
-		g.entries = append(make([]entry, 0, 2*c), kept...)
-	case c > minEntries && n < c/4:
-		g.entries = append(make([]entry, 0, max(2*n, minEntries)), kept...)
-	default:
+		want = 2 * c
+	case n < c/4:
+		want = 2 * n
+	}
+	want = max(want, minEntries)
+	if want == c {
 		clear(g.entries[n:]) // let the dropped leases be collected
 		g.entries = kept
+		return
 	}
+	g.entries = append(make([]entry, 0, want), kept...)
 }
 
 // sweep returns the outstanding entries of es, in order, in es's own storage. Each state is
