@@ -27,9 +27,8 @@
 // Acquire through a scope only what is yours to release, and decide that first: an address the
 // user reserved under their own name is looked up and used, and never enters the scope (see
 // the Scope example "userAddress"). Registering it and calling [lease.Lease.Keep] right after
-// is not the same: an early return or a panic between the two deletes a customer's address,
-// which reviewers of kubernetes#20663 refused (they preferred leaking an IP to deleting one).
-// Keep is for handing a resource of yours to a longer-lived owner.
+// is not the same: an early return or a panic between the two deletes a customer's address
+// (kubernetes#20663; see Keep for what it is for).
 //
 // When the scope ends, releases run one at a time, newest first, as deferred calls do: a
 // forwarding rule that uses an address is torn down before the address. Each release runs
