@@ -26,7 +26,7 @@ func Example() {
 	}
 	for attempt := 1; attempt <= 2; attempt++ {
 		err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-			if _, err := acquire.Temporary(s, "address", reserve, release); err != nil {
+			if _, err := acquire.Temporary(s, "address/ilb-a1b2", reserve, release); err != nil {
 				return err
 			}
 			if attempt == 1 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"time"
 
 	"go.uber.org/multierr"
 
@@ -29,6 +28,11 @@ type Scope struct {
 	ctx    context.Context
 	cfg    config
 	ledger *lease.Ledger // from ctx; nil when there is none
+
+	// callers holds the function that called New and its caller, for End to find its own
+	// frame on the stack; nCallers is 0 for a scope made by Run, which needs no stack.
+	callers  [2]uintptr
+	nCallers int
 
 	detachOnce sync.Once
 	detached   context.Context // context.WithoutCancel(ctx), made on first use
@@ -66,11 +70,28 @@ type releaser interface {
 //		...
 //	}
 //
-// Prefer [Run] where a closure fits: it also recognises [runtime.Goexit] as a failure.
+// Call New and defer End in the same function. Prefer [Run] where a closure fits.
+//
+// New panics with a message starting with "acquire:" when ctx or an option is nil.
 func New(ctx context.Context, opts ...Option) *Scope {
+	s := newScope("New", ctx, opts)
+	// Remember whose scope this is, at the cost of two frames: End looks for this function
+	// on the stack to tell its normal return from a runtime.Goexit that runs its defers.
+	s.nCallers = runtime.Callers(2, s.callers[:])
+	return s
+}
+
+// newScope makes a scope for fn (the name of the exported function, for messages).
+func newScope(fn string, ctx context.Context, opts []Option) *Scope {
+	if ctx == nil {
+		panic("acquire: " + fn + " with a nil context")
+	}
 	s := &Scope{ctx: ctx, cfg: config{timeout: DefaultReleaseTimeout}, ledger: lease.LedgerFrom(ctx)}
 	s.stack = s.first[:0]
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			panic(fmt.Sprintf("acquire: %s with a nil Option (option %d)", fn, i+1))
+		}
 		o.apply(&s.cfg)
 	}
 	return s
@@ -81,9 +102,17 @@ func New(ctx context.Context, opts ...Option) *Scope {
 // Run returns fn's error combined with one [*lease.OrphanError] for each release that failed.
 // The scope fails, and releases its [Tentative] leases too, when fn returns an error, panics or
 // calls [runtime.Goexit]. When fn panics, every release still runs, [OnOrphan] hears of every
-// failure, and then the panic continues with its original value and stack.
+// failure, and then the panic continues with its original value and stack. A panic in a
+// release or in OnOrphan does not stop the other releases: when fn did not panic, Run raises
+// the first such panic again after them; when fn did, fn's panic is the one that continues.
+//
+// Run panics with a message starting with "acquire:", before calling anything, when ctx, fn or
+// an option is nil.
 func Run(ctx context.Context, fn func(ctx context.Context, s *Scope) error, opts ...Option) (err error) {
-	s := New(ctx, opts...)
+	if fn == nil {
+		panic("acquire: Run with a nil function")
+	}
+	s := newScope("Run", ctx, opts)
 	returned := false
 	defer func() {
 		// returned is still false here only while a panic or runtime.Goexit unwinds fn: that
@@ -99,20 +128,27 @@ func Run(ctx context.Context, fn func(ctx context.Context, s *Scope) error, opts
 
 // End ends the scope: it runs every registered release, newest first, and appends one
 // [*lease.OrphanError] per failed release to *errp. The scope has failed when *errp is not
-// nil or a panic is in flight; a panic is re-raised with the same value after the releases.
-// errp may be nil when the caller has no error to report into; [OnOrphan] still hears of
+// nil or a panic is in flight; a panic is re-raised with the same value after the releases,
+// and a panic of a release or of [OnOrphan] is raised after them only when there was none
+// (as [Run] does). errp may be nil when the caller has no error to report into; [OnOrphan] still hears of
 // every failure.
 //
-// End must be called directly by a defer statement (defer s.End(&err)), which is how it sees
-// a panic in flight. A [runtime.Goexit] in flight (t.FailNow in a test) is a failure too.
-// Calls after the first do nothing.
+// Defer End in the function that called [New]: directly (defer s.End(&err)), which is how it
+// recovers a panic in flight to re-raise it after the releases, or inside a deferred function
+// (defer func() { s.End(&err) }()). Either way a panic or a [runtime.Goexit] (t.FailNow in a
+// test) that is running that function's deferred calls is a failure; one that runs further up
+// the stack, and only calls that function from a deferred call of its own, is not. Calls after
+// the first do nothing. End panics with a message starting with "acquire:" when s is nil.
 func (s *Scope) End(errp *error) {
 	p := recover()
+	if s == nil {
+		panic("acquire: End on a nil *Scope")
+	}
 	failed := p != nil || (errp != nil && *errp != nil)
 	if !failed && s.hasTentatives() {
 		// Only a Tentative's fate depends on the outcome, so only then is it worth reading the
 		// stack to tell runtime.Goexit from a normal return: recover cannot.
-		failed = goexiting()
+		failed = s.unwinding()
 	}
 	rp := s.end(errp, failed)
 	if p != nil {
@@ -127,8 +163,12 @@ func (s *Scope) End(errp *error) {
 // A failure is reported like a failed lease release: as a [*lease.OrphanError] named name.
 //
 // After the scope has ended, Defer runs release at once, so that nothing is left behind, and
-// reports a failure to the [OnOrphan] handler. Defer panics if release is nil.
+// reports a failure to the [OnOrphan] handler. Defer panics with a message starting with
+// "acquire:" when s or release is nil.
 func (s *Scope) Defer(name string, release func(ctx context.Context) error) {
+	if s == nil {
+		panic(fmt.Sprintf("acquire: Defer(%q) on a nil *Scope", name))
+	}
 	if release == nil {
 		panic(fmt.Sprintf("acquire: Defer(%q) with a nil release function", name))
 	}
@@ -145,7 +185,8 @@ func (s *Scope) Defer(name string, release func(ctx context.Context) error) {
 // lease is [lease.Held]. Call [lease.Lease.Keep] to take the resource out of the scope's hands.
 //
 // After the scope has ended, Temporary does not call acquire and returns an error wrapping
-// [ErrEnded]. Temporary panics if acquire or release is nil.
+// [ErrEnded]. Temporary panics with a message starting with "acquire:", before calling
+// anything, when s, acquire or release is nil.
 func Temporary[T any](s *Scope, name string,
 	acquire func(ctx context.Context) (T, error),
 	release func(ctx context.Context, value T) error) (*lease.Lease[T], error) {
@@ -167,6 +208,9 @@ func hold[T any](s *Scope, name string,
 	release func(ctx context.Context, value T) error, tentative bool) (*lease.Lease[T], error) {
 	// Check the arguments before acquiring: a panic after a successful acquire would leak the
 	// very resource this package exists to release.
+	if s == nil {
+		panic(fmt.Sprintf("acquire: %q on a nil *Scope", name))
+	}
 	if acquire == nil || release == nil {
 		panic(fmt.Sprintf("acquire: %q needs both an acquire and a release function", name))
 	}
@@ -197,18 +241,49 @@ func (s *Scope) hasTentatives() bool {
 	return s.tentatives > 0
 }
 
-// goexiting reports whether runtime.Goexit is running the caller's deferred calls: a deferred
-// function called by Goexit has it a few frames up its stack.
-func goexiting() bool {
-	var pcs [16]uintptr
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
-	for {
-		f, more := frames.Next()
-		if f.Function == "runtime.Goexit" {
-			return true
-		}
+// unwinding reports whether runtime.Goexit or a panic is running the deferred calls of the
+// function that made s with New. It must be called by End.
+//
+// The frames between End and that function are End's own deferred caller (a closure, perhaps)
+// and, when the function is being unwound, runtime.Goexit or runtime.gopanic and the calls
+// that led to it. A Goexit further up the stack, whose deferred call merely called the
+// function, is older than its frame and does not count: the depth of the stack decides
+// nothing. When New was called by a helper that has returned, its caller stands in for it.
+func (s *Scope) unwinding() bool {
+	if s.nCallers == 0 {
+		return false
+	}
+	var want [2]string
+	callers := runtime.CallersFrames(s.callers[:s.nCallers])
+	for i := range want {
+		f, more := callers.Next()
+		want[i] = f.Function
 		if !more {
-			return false
+			break
+		}
+	}
+	unwound := false
+	helper, helperFound := false, false
+	var pcs [32]uintptr
+	for skip := 3; ; skip += len(pcs) { // 3: runtime.Callers, unwinding and End
+		n := runtime.Callers(skip, pcs[:])
+		frames := runtime.CallersFrames(pcs[:n])
+		for more := n > 0; more; {
+			var f runtime.Frame
+			f, more = frames.Next()
+			switch f.Function {
+			case "runtime.Goexit", "runtime.gopanic":
+				unwound = true
+			case want[0]:
+				return unwound
+			case want[1]:
+				if !helperFound {
+					helper, helperFound = unwound, true
+				}
+			}
+		}
+		if n < len(pcs) {
+			return helper // the whole stack, and New's caller is not on it
 		}
 	}
 }
@@ -264,8 +339,8 @@ func (s *Scope) end(errp *error, failed bool) any {
 func (s *Scope) unwind(stack []entry, failed bool, errp *error) (panicVal any) {
 	done := false
 	defer func() {
-		// Reached with done still false only when a release called runtime.Goexit: the
-		// goroutine is going away, but the remaining releases must still run.
+		// Reached with done still false only when a release or OnOrphan called
+		// runtime.Goexit: the goroutine is going away, but the remaining releases must still run.
 		if !done {
 			s.unwind(stack, failed, nil)
 		}
@@ -279,9 +354,13 @@ func (s *Scope) unwind(stack []entry, failed bool, errp *error) (panicVal any) {
 		}
 		orphan, p := s.releaseOne(&e)
 		if orphan != nil {
-			s.orphaned(orphan)
 			if errp != nil {
 				*errp = multierr.Append(*errp, orphan)
+			}
+			// A panicking OnOrphan is held back like a panicking release: the other releases
+			// still run, and the operation's own panic, if any, keeps its value.
+			if op := s.orphaned(orphan); p == nil {
+				p = op
 			}
 		}
 		if p != nil && panicVal == nil {
@@ -293,11 +372,17 @@ func (s *Scope) unwind(stack []entry, failed bool, errp *error) (panicVal any) {
 }
 
 // releaseOne runs one release under its own context: the scope's values, none of its
-// cancellation, and a deadline of its own. A failure or a panic is returned as an orphan;
-// the panic value is returned too, for the caller to re-raise once every release has run.
+// cancellation, and a deadline of its own. A failure or a panic is returned as an orphan; the
+// panic value is returned too, for the caller to re-raise once every release has run.
 func (s *Scope) releaseOne(e *entry) (orphan *lease.OrphanError, panicVal any) {
-	ctx := newReleaseCtx(s, time.Now().Add(s.cfg.timeout))
-	defer ctx.finish()
+	// The two standard calls of the hand-written defer (the WithoutCancel shared by the scope):
+	// a context the release derives, as every cloud SDK call does, is then cancelled with this
+	// one by the context package itself, without a goroutine. Hand-made contexts that start
+	// the timer lazily save allocations only for a release that ignores its context; with an
+	// AfterFunc method, or by making these two calls on the first Done, they cost more than
+	// this for one that derives (see BenchmarkRelease).
+	ctx, cancel := context.WithTimeout(s.detachedCtx(), s.cfg.timeout)
+	defer cancel()
 	var err error
 	returned := false
 	func() {
@@ -307,8 +392,9 @@ func (s *Scope) releaseOne(e *entry) (orphan *lease.OrphanError, panicVal any) {
 			}
 			if panicVal = recover(); panicVal == nil {
 				// runtime.Goexit: this goroutine ends here and nobody sees a result, so the
-				// orphan is reported now; the remaining releases still run (see unwind).
-				s.orphaned(&lease.OrphanError{Name: e.name, Err: errReleaseGoexit})
+				// orphan is reported now; the remaining releases still run (see unwind). A
+				// panic of OnOrphan here has nowhere to go: Goexit is already under way.
+				_ = s.orphaned(&lease.OrphanError{Name: e.name, Err: errReleaseGoexit})
 			}
 		}()
 		if e.lease != nil {
@@ -332,15 +418,24 @@ func (s *Scope) releaseOne(e *entry) (orphan *lease.OrphanError, panicVal any) {
 	return nil, nil
 }
 
-// orphaned hands a failed release to the OnOrphan handler, if there is one.
-func (s *Scope) orphaned(oe *lease.OrphanError) {
-	if s.cfg.onOrphan != nil {
-		s.cfg.onOrphan(s.detachedCtx(), oe)
+// orphaned hands a failed release to the OnOrphan handler, if there is one, and returns the
+// value it panicked with, for the caller to re-raise once every release has run.
+func (s *Scope) orphaned(oe *lease.OrphanError) (panicVal any) {
+	if s.cfg.onOrphan == nil {
+		return nil
 	}
+	returned := false
+	defer func() {
+		if !returned {
+			panicVal = recover() // nil for runtime.Goexit, which goes on
+		}
+	}()
+	s.cfg.onOrphan(s.detachedCtx(), oe)
+	returned = true
+	return nil
 }
 
-// detachedCtx returns the scope's context without its cancellation, made once per scope and
-// only when a release or OnOrphan needs its values.
+// detachedCtx returns the scope's context without its cancellation, made once per scope.
 func (s *Scope) detachedCtx() context.Context {
 	s.detachOnce.Do(func() { s.detached = context.WithoutCancel(s.ctx) })
 	return s.detached

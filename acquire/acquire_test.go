@@ -278,23 +278,23 @@ func TestTentativeKeptOnSuccessUnlessFailed(t *testing.T) {
 	}
 }
 
-// TestKeepUserOwnedAddress: an address the user reserved under their own name is used, and
-// never released, even when the operation fails (kubernetes#20663).
-func TestKeepUserOwnedAddress(t *testing.T) {
+// TestKeepTakesLeaseOutOfScope: Keep on a Temporary hands the resource to a longer-lived owner:
+// the scope never releases it, even when the operation fails. (It is not how to spare a
+// resource that is not ours: that never enters the scope, see ExampleScope_userAddress.)
+func TestKeepTakesLeaseOutOfScope(t *testing.T) {
 	c := newCloud()
-	c.held["user-ip"] = true
 	c.failAcquire["forwarding-rule"] = errQuota
 	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-		addr, err := acquire.Temporary(s, "user-ip", func(context.Context) (string, error) { return "user-ip", nil }, c.release)
+		addr, err := acquire.Temporary(s, "static-ip", c.reserve("static-ip"), c.release)
 		if err != nil {
 			return err
 		}
-		addr.Keep() // it was the user's before we came: not ours to release
+		addr.Keep() // promoted to the Service's static IP: no longer this sync's to release
 		_, err = acquire.Tentative(s, "forwarding-rule", c.reserve("forwarding-rule"), c.release)
 		return err
 	})
 	require.ErrorIs(t, err, errQuota)
-	assert.Equal(t, []string{"user-ip"}, c.inventory())
+	assert.Equal(t, []string{"static-ip"}, c.inventory())
 }
 
 func TestAcquireFailureRegistersNothing(t *testing.T) {

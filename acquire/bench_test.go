@@ -10,16 +10,29 @@ import (
 	"github.com/safereconcile/safereconcile/acquire"
 )
 
-// The benchmark pair compares one Temporary in a scope with the correct hand-written code it
+// The benchmarks compare one Temporary in a scope with the correct hand-written code it
 // replaces: acquire, then defer a release under context.WithTimeout(context.WithoutCancel(ctx)).
+// Each runs with a release that ignores its context and with one that derives a context of its
+// own, as every cloud SDK call does.
 
 var (
 	benchAcquire = func(context.Context) (int, error) { return 7, nil }
-	benchRelease = func(context.Context, int) error { return nil }
 	benchWork    = func(context.Context, int) error { return nil }
 )
 
-func handWritten(ctx context.Context, d time.Duration) (err error) {
+var benchReleases = []struct {
+	name    string
+	release func(context.Context, int) error
+}{
+	{"ignores-ctx", func(context.Context, int) error { return nil }},
+	{"derives-ctx", func(ctx context.Context, _ int) error {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second) // what an SDK call does
+		defer cancel()
+		return ctx.Err()
+	}},
+}
+
+func handWritten(ctx context.Context, d time.Duration, release func(context.Context, int) error) (err error) {
 	v, err := benchAcquire(ctx)
 	if err != nil {
 		return err
@@ -27,44 +40,67 @@ func handWritten(ctx context.Context, d time.Duration) (err error) {
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d)
 		defer cancel()
-		err = multierr.Append(err, benchRelease(rctx, v))
+		err = multierr.Append(err, release(rctx, v))
 	}()
 	return benchWork(ctx, v)
 }
 
-func scoped(ctx context.Context, s *acquire.Scope) error {
-	l, err := acquire.Temporary(s, "address", benchAcquire, benchRelease)
-	if err != nil {
+func BenchmarkRelease(b *testing.B) {
+	ctx := context.Background()
+	for _, r := range benchReleases {
+		release := r.release
+		b.Run(r.name+"/hand-written", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if err := handWritten(ctx, acquire.DefaultReleaseTimeout, release); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		scoped := func(ctx context.Context, s *acquire.Scope) error {
+			l, err := acquire.Temporary(s, "address/a1b2", benchAcquire, release)
+			if err != nil {
+				return err
+			}
+			return benchWork(ctx, l.Value())
+		}
+		b.Run(r.name+"/Run", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if err := acquire.Run(ctx, scoped); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(r.name+"/New-End", func(b *testing.B) {
+			ensure := func(ctx context.Context) (err error) {
+				s := acquire.New(ctx)
+				defer s.End(&err)
+				return scoped(ctx, s)
+			}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if err := ensure(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNewEndTentative measures New and End with a Tentative that is kept: the case in
+// which End reads the stack to tell a normal return from runtime.Goexit.
+func BenchmarkNewEndTentative(b *testing.B) {
+	ctx := context.Background()
+	ensure := func(ctx context.Context) (err error) {
+		s := acquire.New(ctx)
+		defer s.End(&err)
+		_, err = acquire.Tentative(s, "forwarding-rule/a1b2", benchAcquire, benchReleases[0].release)
 		return err
 	}
-	return benchWork(ctx, l.Value())
-}
-
-func BenchmarkHandWritten(b *testing.B) {
-	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if err := handWritten(ctx, acquire.DefaultReleaseTimeout); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkRunTemporary(b *testing.B) {
-	ctx := context.Background()
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		if err := acquire.Run(ctx, scoped); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkRunTemporaryWithTimeout(b *testing.B) {
-	ctx := context.Background()
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		if err := acquire.Run(ctx, scoped, acquire.ReleaseTimeout(10*time.Second)); err != nil {
+		if err := ensure(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}

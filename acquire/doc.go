@@ -2,11 +2,11 @@
 // normal return, error return, panic, [runtime.Goexit] and a cancelled context.
 //
 // The hazard is the temporary reservation that a failed attempt leaves behind. In Kubernetes
-// v1.20.2 the GCE internal load balancer controller reserved an IP address, created firewall
+// v1.20.1 the GCE internal load balancer controller reserved an IP address, created firewall
 // rules, a health check, a backend service and a forwarding rule, and released the reservation
 // only at the end of the success path; any error in between returned early and leaked it, once
-// per failed sync (kubernetes#97740). A controller retries forever, so every attempt must leave
-// the world in a state the next attempt can handle.
+// per failed sync (kubernetes#97740, fixed in v1.20.2). A controller retries forever, so every
+// attempt must leave the world in a state the next attempt can handle.
 //
 // A [Scope] is the lifetime of one operation. Acquire through it, and its end releases:
 //
@@ -20,15 +20,15 @@
 // # Rules
 //
 // Register a resource the moment it exists: acquire it with Temporary or Tentative, which
-// register the release before they return, so no later step can fail in between. Do not
-// release by hand on the success path; let the scope do it.
+// register the release before they return, so no later step can fail in between. Name it
+// "<kind>/<id>" (see [lease.New]). Do not release by hand on the success path; let the scope
+// do it.
 //
-// Acquire through a scope only what is yours to release. When a resource turns out, once
-// acquired, not to be yours (the acquire function found an address the user had reserved under
-// their own name), call [lease.Lease.Keep] at once, before anything else can fail: reviewers of
-// kubernetes#20663 preferred leaking an address to deleting a customer's, and Keep states that
-// choice in code. Do not acquire through the scope what you know beforehand is not yours.
-// Keep is also how a resource is handed to a longer-lived owner.
+// Acquire through a scope only what is yours to release, and decide that first: an address the
+// user reserved under their own name is looked up and used, and never enters the scope (see
+// the Scope example "userAddress"). Registering it and calling [lease.Lease.Keep] right after
+// is not the same: an early return or a panic between the two deletes a customer's address
+// (kubernetes#20663; see Keep for what it is for).
 //
 // When the scope ends, releases run one at a time, newest first, as deferred calls do: a
 // forwarding rule that uses an address is torn down before the address. Each release runs
@@ -40,7 +40,7 @@
 // reach each one), and [OnOrphan] hears of it once. Nothing is only logged.
 //
 //	err := acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
-//		addr, err := acquire.Temporary(s, "address "+name,
+//		addr, err := acquire.Temporary(s, "address/"+name,
 //			func(ctx context.Context) (string, error) { return cloud.ReserveAddress(ctx, name) },
 //			cloud.ReleaseAddress)
 //		if err != nil {
@@ -50,7 +50,7 @@
 //	})
 //
 // A function that cannot be wrapped in a closure uses [New] and a deferred [Scope.End] on a
-// named error result instead.
+// named error result instead, both in that function.
 //
 // # Concurrency
 //

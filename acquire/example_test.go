@@ -42,13 +42,13 @@ func (c exampleCloud) deleteRule(ctx context.Context, rule string) error {
 // keeps it, the shape of the GCE internal load balancer fix (kubernetes#97740).
 func ensureILB(ctx context.Context, c exampleCloud, opts ...acquire.Option) error {
 	return acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
-		addr, err := acquire.Temporary(s, "address ilb-a1b2",
+		addr, err := acquire.Temporary(s, "address/ilb-a1b2",
 			func(ctx context.Context) (string, error) { return c.reserve(ctx, "ilb-a1b2") },
 			c.releaseAddress)
 		if err != nil {
 			return err
 		}
-		_, err = acquire.Tentative(s, "forwarding rule ilb-a1b2",
+		_, err = acquire.Tentative(s, "forwarding-rule/ilb-a1b2",
 			func(ctx context.Context) (string, error) { return c.createRule(ctx, addr.Value()) },
 			c.deleteRule)
 		return err
@@ -62,7 +62,7 @@ func ExampleRun() {
 	// Output:
 	// reserve address ilb-a1b2
 	// release address 10.128.0.7
-	// error: acquire forwarding rule ilb-a1b2: forwarding rule quota exceeded
+	// error: acquire forwarding-rule/ilb-a1b2: forwarding rule quota exceeded
 }
 
 // A Temporary is released when the scope ends, even when the operation succeeds: the
@@ -84,7 +84,7 @@ func ExampleTentative() {
 		var rule *lease.Lease[string]
 		_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
 			var err error
-			rule, err = acquire.Tentative(s, "forwarding rule",
+			rule, err = acquire.Tentative(s, "forwarding-rule/ilb-a1b2",
 				func(ctx context.Context) (string, error) { return c.createRule(ctx, "10.128.0.7") },
 				c.deleteRule)
 			if err != nil {
@@ -111,7 +111,7 @@ func ExampleScope_End() {
 	ensure := func(ctx context.Context) (err error) {
 		s := acquire.New(ctx)
 		defer s.End(&err)
-		_, err = acquire.Temporary(s, "address ilb-a1b2",
+		_, err = acquire.Temporary(s, "address/ilb-a1b2",
 			func(ctx context.Context) (string, error) { return c.reserve(ctx, "ilb-a1b2") },
 			c.releaseAddress)
 		return err
@@ -121,7 +121,7 @@ func ExampleScope_End() {
 	fmt.Println(errors.As(err, &orphan), orphan.Name)
 	// Output:
 	// reserve address ilb-a1b2
-	// true address ilb-a1b2
+	// true address/ilb-a1b2
 }
 
 // Defer registers a plain cleanup on the same stack: it runs newest first with the releases.
@@ -147,40 +147,40 @@ func ExampleOnOrphan() {
 	// Output:
 	// reserve address ilb-a1b2
 	// create forwarding rule for 10.128.0.7
-	// orphan: address ilb-a1b2
-	// error: lease: address ilb-a1b2 orphaned: 503 backend error
+	// orphan: address/ilb-a1b2
+	// error: lease: address/ilb-a1b2 orphaned: 503 backend error
 }
 
-// An address the user reserved under their own name is used but never released. The acquire
-// function finds out whose address it is; Keep takes it out of the scope's hands at once,
-// before any later step can fail. Reviewers preferred leaking an IP to deleting a customer's
-// (kubernetes#20663).
-func ExampleScope_keepUserAddress() {
-	type address struct {
-		IP        string
-		UserOwned bool
-	}
+// An address the user reserved under their own name is used, and never enters the scope:
+// ownership is decided first, and only the controller's own reservation is acquired through
+// the scope. When a later step fails, the scope releases what is ours and cannot touch the
+// user's (kubernetes#20663).
+func ExampleScope_userAddress() {
 	c := exampleCloud{failRule: true}
-	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-		addr, err := acquire.Temporary(s, "address ilb-a1b2",
-			func(ctx context.Context) (address, error) {
-				// The Service asks for 10.128.0.9, which the user reserved themselves: the
-				// address manager finds it instead of reserving a new one.
-				return address{IP: "10.128.0.9", UserOwned: true}, nil
-			},
-			func(ctx context.Context, a address) error { return c.releaseAddress(ctx, a.IP) })
-		if err != nil {
+	userReserved := func(ip string) bool { return ip == "10.128.0.9" } // a lookup by IP
+	ensure := func(ctx context.Context, requestedIP string) error {
+		return acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
+			ip := requestedIP
+			if !userReserved(ip) {
+				addr, err := acquire.Temporary(s, "address/ilb-a1b2",
+					func(ctx context.Context) (string, error) { return c.reserve(ctx, "ilb-a1b2") },
+					c.releaseAddress)
+				if err != nil {
+					return err
+				}
+				ip = addr.Value()
+			}
+			_, err := acquire.Tentative(s, "forwarding-rule/ilb-a1b2",
+				func(ctx context.Context) (string, error) { return c.createRule(ctx, ip) },
+				c.deleteRule)
 			return err
-		}
-		if addr.Value().UserOwned {
-			addr.Keep() // not ours: never release it, whatever happens next
-		}
-		_, err = acquire.Tentative(s, "forwarding rule",
-			func(ctx context.Context) (string, error) { return c.createRule(ctx, addr.Value().IP) },
-			c.deleteRule)
-		return err
-	})
-	fmt.Println("error:", err)
+		})
+	}
+	fmt.Println("user's address:", ensure(context.Background(), "10.128.0.9"))
+	fmt.Println("any address:", ensure(context.Background(), ""))
 	// Output:
-	// error: acquire forwarding rule: forwarding rule quota exceeded
+	// user's address: acquire forwarding-rule/ilb-a1b2: forwarding rule quota exceeded
+	// reserve address ilb-a1b2
+	// release address 10.128.0.7
+	// any address: acquire forwarding-rule/ilb-a1b2: forwarding rule quota exceeded
 }

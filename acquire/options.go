@@ -11,8 +11,8 @@ import (
 // DefaultReleaseTimeout bounds each release when no [ReleaseTimeout] is given.
 const DefaultReleaseTimeout = 30 * time.Second
 
-// An Option configures a [Scope] made by [Run] or [New]. A nil Option is a programming error
-// and panics.
+// An Option configures a [Scope] made by [Run] or [New]. A nil Option is a programming error:
+// Run and New panic with a message starting with "acquire:".
 type Option interface {
 	apply(*config)
 }
@@ -41,6 +41,10 @@ func ReleaseTimeout(d time.Duration) Option {
 // or on a goroutine of the operation whose acquisition raced the end or that called
 // [Scope.Defer] after it; fn must therefore be safe for concurrent use. A nil fn is ignored.
 // Use it to record or requeue orphans; they are returned as errors as well.
+//
+// A panic in fn is treated as a panic in that release: the other releases still run, and then
+// Run or End raises it again, unless the operation itself panicked, whose panic then continues
+// with its own value (fn's is dropped, as a panicking release's would be).
 func OnOrphan(fn func(ctx context.Context, err *lease.OrphanError)) Option {
 	return optionFunc(func(c *config) { c.onOrphan = fn })
 }

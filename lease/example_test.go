@@ -19,7 +19,7 @@ func Example() {
 		fmt.Println("released", addr)
 		return nil
 	}
-	l := lease.New("address ilb-a1b2", "10.128.0.7", release)
+	l := lease.New("address/ilb-a1b2", "10.128.0.7", release)
 
 	err := l.Release(context.Background())
 	var orphan *lease.OrphanError
@@ -28,16 +28,17 @@ func Example() {
 	fmt.Println(l.Release(context.Background()), l.State())
 	fmt.Println(l.Release(context.Background()), attempts)
 	// Output:
-	// true address ilb-a1b2 orphaned
+	// true address/ilb-a1b2 orphaned
 	// released 10.128.0.7
 	// <nil> released
 	// <nil> 2
 }
 
-// Keep hands the resource over for good: the lease will never release it.
+// Keep hands the resource to a longer-lived owner for good: here the address has become the
+// Service's own, so the lease must never release it.
 func ExampleLease_Keep() {
-	l := lease.New("address user-reserved", "10.128.0.9", func(context.Context, string) error {
-		panic("never called: the user owns this address")
+	l := lease.New("address/ilb-a1b2", "10.128.0.9", func(context.Context, string) error {
+		panic("never called: the Service now owns this address")
 	})
 	l.Keep()
 	fmt.Println(l.Release(context.Background()), l.State())
@@ -48,13 +49,13 @@ func ExampleLease_Keep() {
 func ExampleLedger() {
 	var g lease.Ledger
 	noop := func(context.Context, string) error { return nil }
-	a := lease.New("address a", "10.128.0.7", noop)
-	b := lease.New("address b", "10.128.0.8", noop)
+	a := lease.New("address/ilb-a", "10.128.0.7", noop)
+	b := lease.New("address/ilb-b", "10.128.0.8", noop)
 	g.Add(a)
 	g.Add(b)
 	_ = a.Release(context.Background())
 	for _, l := range g.Outstanding() {
 		fmt.Println(l.Name(), l.State())
 	}
-	// Output: address b held
+	// Output: address/ilb-b held
 }

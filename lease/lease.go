@@ -2,9 +2,14 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 )
+
+// ErrInProgress is wrapped by the error of a [Lease.Release] called from inside that lease's
+// own release function: the release has not finished, so its outcome is not known yet.
+var ErrInProgress = errors.New("lease: release in progress")
 
 // A Lease is a hold on an external resource for a bounded lifetime.
 //
@@ -25,6 +30,11 @@ type Lease[T any] struct {
 	keep     bool   // Keep was called while it ran: keep the resource if the release fails
 	tries    uint64 // completed calls of the release function
 	lastErr  error  // the result of the latest call, as Release returned it
+
+	// first is the context of the first call of the release function, kept here to save an
+	// allocation on the path every lease takes. Written once, before that call; later calls
+	// allocate their own, since the release function may have left work that still reads it.
+	first releasingCtx
 }
 
 // New returns a [Held] lease on value, named name, that release gives back.
@@ -33,8 +43,10 @@ type Lease[T any] struct {
 // "<kind>/<id>": kind is a short lowercase noun for the sort of resource ("address",
 // "forwarding-rule"), and id is the name the external system knows this one by
 // ("address/k8s-ilb-a1b2"). The id lets a retry or a person find an orphan again, and
-// [OrphanError.Kind] reads the kind back for a low-cardinality label. New panics with a message starting
-// with "lease:" when release is nil: a lease that cannot be released is a programming error.
+// [OrphanError.Kind] reads the kind back for a low-cardinality label.
+//
+// New panics with a message starting with "lease:" when release is nil: a lease that cannot
+// be released is a programming error.
 func New[T any](name string, value T, release func(ctx context.Context, value T) error) *Lease[T] {
 	if release == nil {
 		panic(fmt.Sprintf("lease: New(%q) with a nil release function", name))
@@ -66,6 +78,13 @@ func (l *Lease[T]) State() State {
 // result instead of calling the release function a second time. When the release function
 // panics, the lease becomes Orphaned (the resource's fate is unknown) and the panic continues.
 //
+// The release function may call the lease's methods. A Release from inside it, with the
+// context it was given or one derived from it, returns at once an error wrapping
+// [ErrInProgress]: it does not wait for itself, does not call the release function again, and
+// does not claim an outcome that is not known yet (the outer call returns that). A Release
+// there under an unrelated context, such as [context.Background], cannot be told from another
+// goroutine's: it waits for the release in progress, which is itself, and never returns.
+//
 // ctx bounds the release function only. Pass a context that is not already cancelled, and has
 // a deadline: a release usually runs because the operation that acquired the resource ended,
 // often through its own cancellation (see [context.WithoutCancel]).
@@ -74,6 +93,13 @@ func (l *Lease[T]) Release(ctx context.Context) error {
 	if l.state == Released || l.state == Kept {
 		l.mu.Unlock()
 		return nil
+	}
+	if l.inFlight && ctx.Value(releasingKey{l}) != nil {
+		// Called from inside the release function, with the context it was given: waiting for
+		// the attempt would wait for ourselves, and running the function again would release
+		// twice. The outcome is the outer call's to report; this one says it is not known yet.
+		l.mu.Unlock()
+		return fmt.Errorf("release %s from its own release function: %w", l.name, ErrInProgress)
 	}
 	seen := l.tries
 	l.mu.Unlock()
@@ -104,9 +130,54 @@ func (l *Lease[T]) Release(ctx context.Context) error {
 			l.finish(false, nil) // the release function panicked or called runtime.Goexit
 		}
 	}()
-	err := l.release(ctx, l.value)
+	var rctx context.Context
+	if _, ok := ctx.(afterFuncer); !ok && seen == 0 {
+		l.first = releasingCtx{Context: ctx, lease: l}
+		rctx = &l.first
+	} else {
+		rctx = releasing(ctx, l)
+	}
+	err := l.release(rctx, l.value)
 	returned = true
 	return l.finish(true, err)
+}
+
+// releasingKey{l} is answered by the context l's release function runs under, and by every
+// context derived from it, so that a Release from inside it is recognised.
+type releasingKey struct{ lease any }
+
+// releasingCtx is ctx marked as the context of one call of lease's release function.
+type releasingCtx struct {
+	context.Context
+	lease any
+}
+
+func (c *releasingCtx) Value(key any) any {
+	if k, ok := key.(releasingKey); ok && k.lease == c.lease {
+		return true
+	}
+	return c.Context.Value(key)
+}
+
+// afterFuncCtx is a releasingCtx whose parent implements AfterFunc, the method package context
+// uses to propagate cancellation to a derived context without starting a goroutine. Forwarding
+// it keeps that saving for contexts the release function derives.
+type afterFuncCtx struct{ releasingCtx }
+
+type afterFuncer interface {
+	AfterFunc(func()) func() bool
+}
+
+func (c *afterFuncCtx) AfterFunc(f func()) func() bool {
+	return c.Context.(afterFuncer).AfterFunc(f)
+}
+
+// releasing returns ctx marked as the context of a call of l's release function.
+func releasing(ctx context.Context, l any) context.Context {
+	if _, ok := ctx.(afterFuncer); ok {
+		return &afterFuncCtx{releasingCtx{Context: ctx, lease: l}}
+	}
+	return &releasingCtx{Context: ctx, lease: l}
 }
 
 // finish records the end of one call of the release function and returns what Release
@@ -133,6 +204,13 @@ func (l *Lease[T]) finish(returned bool, err error) error {
 
 // Keep hands the resource to the caller for good: the lease becomes [Kept] and a later
 // [Lease.Release] is a no-op that returns nil. Keep after a successful Release does nothing.
+//
+// Keep is for a resource of yours that outlives the lease: the operation made it part of its
+// result (the acquire package keeps a Tentative of a scope that succeeded), or a longer-lived
+// owner takes it over. It is not the way to spare a resource that is not yours, such as an
+// address a user reserved: do not lease that at all. A lease made and then kept leaves a window
+// between the two in which an early return or a panic releases it, deleting a customer's
+// resource (kubernetes#20663).
 //
 // Keep never blocks. While a release is in progress, Keep only takes effect if that release
 // fails: a resource that was released cannot be kept, and the lease becomes [Released]; one

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,14 +34,14 @@ func (r *releases) release(ctx context.Context, addr string) error {
 
 func TestReleaseFailureOrphansThenRetries(t *testing.T) {
 	r := &releases{fails: 1}
-	l := lease.New("address a1b2", "10.0.0.7", r.release)
+	l := lease.New("address/a1b2", "10.0.0.7", r.release)
 
 	err := l.Release(context.Background())
 	var oe *lease.OrphanError
 	require.ErrorAs(t, err, &oe)
-	assert.Equal(t, "address a1b2", oe.Name)
+	assert.Equal(t, "address/a1b2", oe.Name)
 	assert.ErrorIs(t, err, errCloud)
-	assert.Equal(t, "lease: address a1b2 orphaned: cloud: 503 backend error", err.Error())
+	assert.Equal(t, "lease: address/a1b2 orphaned: cloud: 503 backend error", err.Error())
 	assert.Equal(t, lease.Orphaned, l.State())
 	assert.Equal(t, "10.0.0.7", l.Value(), "the value stays available for a retry or a report")
 
@@ -248,19 +249,19 @@ func waitBlocked(n int) {
 
 func TestLedgerOrphanRecoveredByName(t *testing.T) {
 	var g lease.Ledger
-	first := lease.New("addresses/lb-1", "10.0.0.7", (&releases{fails: 1}).release)
+	first := lease.New("address/lb-1", "10.0.0.7", (&releases{fails: 1}).release)
 	g.Add(first)
 	require.Error(t, first.Release(context.Background()))
 	require.Len(t, g.Outstanding(), 1, "an orphan is outstanding")
 
-	held := lease.New("addresses/lb-1", "10.0.0.7", (&releases{}).release)
+	held := lease.New("address/lb-1", "10.0.0.7", (&releases{}).release)
 	g.Add(held)
 	assert.Len(t, g.Outstanding(), 2, "a held lease of the same name does not recover the orphan")
 
 	require.NoError(t, held.Release(context.Background()))
 	assert.Empty(t, g.Outstanding(), "the next attempt released the leftover by its name")
 
-	other := lease.New("addresses/lb-2", "10.0.0.8", (&releases{fails: 1}).release)
+	other := lease.New("address/lb-2", "10.0.0.8", (&releases{fails: 1}).release)
 	g.Add(other)
 	require.Error(t, other.Release(context.Background()))
 	assert.Len(t, g.Outstanding(), 1, "only a release of the same name recovers an orphan")
@@ -372,4 +373,137 @@ func TestOrphanErrorKind(t *testing.T) {
 			assert.Equal(t, tt.want, err.Kind())
 		})
 	}
+}
+
+// TestReleaseFromItsOwnReleaseFunction: a Release from inside the release function returns at
+// once, without calling it again, and says the outcome is not known yet; the outer Release
+// reports the real outcome.
+func TestReleaseFromItsOwnReleaseFunction(t *testing.T) {
+	tests := []struct {
+		name    string
+		derive  bool
+		outcome error
+	}{
+		{name: "same context, release succeeds"},
+		{name: "derived context, release succeeds", derive: true},
+		{name: "same context, release fails", outcome: errCloud},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var l *lease.Lease[int]
+			calls := 0
+			var inner error
+			l = lease.New("address/a", 1, func(ctx context.Context, _ int) error {
+				calls++
+				if tt.derive {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, time.Minute)
+					defer cancel()
+				}
+				inner = l.Release(ctx)
+				return tt.outcome
+			})
+			done := make(chan error, 1)
+			go func() { done <- l.Release(context.Background()) }()
+			select {
+			case err := <-done:
+				require.ErrorIs(t, inner, lease.ErrInProgress)
+				assert.EqualError(t, inner, "release address/a from its own release function: lease: release in progress")
+				assert.Equal(t, 1, calls, "the release function ran once")
+				if tt.outcome == nil {
+					require.NoError(t, err)
+					assert.Equal(t, lease.Released, l.State())
+				} else {
+					require.ErrorIs(t, err, errCloud)
+					assert.Equal(t, lease.Orphaned, l.State())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Release from inside the release function deadlocked")
+			}
+		})
+	}
+}
+
+// TestReleaseWhileAnotherLeaseReleases: a release function that releases another lease, which
+// is in flight on another goroutine, waits for it as any other caller does: only its own lease
+// is re-entrant.
+func TestReleaseWhileAnotherLeaseReleases(t *testing.T) {
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	b := lease.New("address/b", 2, func(context.Context, int) error {
+		close(entered)
+		<-proceed
+		return nil
+	})
+	a := lease.New("forwarding-rule/a", 1, func(ctx context.Context, _ int) error { return b.Release(ctx) })
+	go func() { _ = b.Release(context.Background()) }()
+	<-entered
+	done := make(chan error, 1)
+	go func() { done <- a.Release(context.Background()) }()
+	waitBlocked(1)
+	close(proceed)
+	require.NoError(t, <-done, "a waited for b's release and reports its result")
+	assert.Equal(t, lease.Released, b.State())
+}
+
+// afterFuncCtx is a hand-made context with the AfterFunc method package context uses to
+// propagate cancellation without a goroutine.
+type afterFuncCtx struct {
+	context.Context // for Deadline and Value
+	mu              sync.Mutex
+	done            chan struct{}
+	after           []func()
+}
+
+func newAfterFuncCtx() *afterFuncCtx {
+	return &afterFuncCtx{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *afterFuncCtx) Done() <-chan struct{} { return c.done }
+
+func (c *afterFuncCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+func (c *afterFuncCtx) AfterFunc(f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.after = append(c.after, f)
+	return func() bool { return false }
+}
+
+func (c *afterFuncCtx) cancel() {
+	close(c.done)
+	c.mu.Lock()
+	after := c.after
+	c.mu.Unlock()
+	for _, f := range after {
+		f()
+	}
+}
+
+// TestReleaseContextKeepsAfterFunc: the context a release function runs under passes its
+// parent's AfterFunc on, so a context it derives starts no goroutine and still ends with the
+// parent.
+func TestReleaseContextKeepsAfterFunc(t *testing.T) {
+	parent := newAfterFuncCtx()
+	var before, during int
+	var derived context.Context
+	l := lease.New("address/a1b2", 1, func(ctx context.Context, _ int) error {
+		before = runtime.NumGoroutine()
+		var cancel context.CancelFunc
+		derived, cancel = context.WithTimeout(ctx, time.Hour)
+		defer cancel()
+		during = runtime.NumGoroutine()
+		parent.cancel()
+		<-derived.Done()
+		return derived.Err()
+	})
+	require.ErrorIs(t, l.Release(parent), context.Canceled)
+	assert.LessOrEqual(t, during, before, "the derived context started a goroutine")
+	assert.Len(t, parent.after, 1, "the derived context registered with the parent's AfterFunc")
 }

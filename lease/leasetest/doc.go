@@ -9,8 +9,9 @@
 //
 // Lease names are taken as the identity of the external resource, as [lease.Ledger] does: an
 // Orphaned lease is forgiven when a later lease of the same name was Released, which is how a
-// retry recovers the leftover of a failed attempt. Name leases after the resource ("addresses/
-// lb-a1b2"), not after their role ("address"), or two resources can hide each other.
+// retry recovers the leftover of a failed attempt. Name leases "<kind>/<id>" as [lease.New]
+// says ("address/k8s-ilb-a1b2"), never by role alone ("address"), or two resources can hide
+// each other.
 //
 //	func TestEnsureFailsCleanly(t *testing.T) {
 //		ctx := leasetest.Context(t, context.Background())

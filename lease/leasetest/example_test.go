@@ -19,14 +19,14 @@ func (printer) Errorf(format string, a ...any) { fmt.Printf(format+"\n", a...) }
 func ExampleCheck() {
 	var g lease.Ledger
 	noop := func(context.Context, string) error { return nil }
-	a := lease.New("address a", "10.128.0.7", noop)
-	b := lease.New("address b", "10.128.0.8", noop)
+	a := lease.New("address/ilb-a", "10.128.0.7", noop)
+	b := lease.New("address/ilb-b", "10.128.0.8", noop)
 	g.Add(a)
 	g.Add(b)
 	_ = a.Release(context.Background()) // b leaked: an early return skipped its release
 
 	fmt.Println(leasetest.Check(printer{}, &g))
 	// Output:
-	// leasetest: lease "address b" is still held: it outlived its purpose
+	// leasetest: lease "address/ilb-b" is still held: it outlived its purpose
 	// false
 }

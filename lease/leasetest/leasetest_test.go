@@ -87,3 +87,13 @@ func TestParallelLedgersAreSeparate(t *testing.T) {
 		})
 	}
 }
+
+func TestBadInput(t *testing.T) {
+	r := &recorder{TB: t}
+	assert.False(t, leasetest.Check(r, nil))
+	assert.Equal(t, []string{"leasetest: Check with a nil ledger: nothing to check"}, r.errors)
+
+	var nilCtx context.Context
+	assert.PanicsWithValue(t, "leasetest: Context with a nil context", func() { leasetest.Context(r, nilCtx) })
+	assert.Empty(t, r.cleanups, "nothing was registered")
+}
