@@ -174,7 +174,7 @@ func TestHostileKernelNodePortFilterDeletesBothFamilies(t *testing.T) {
 			table := ns.Table(t)
 			require.NoError(t, table.Insert(append(append([]netnstest.Flow(nil), gone...), stay...)...))
 			require.NoError(t, b.new(t, ns).Flush(context.Background(), conntrackorder.Plan{{Protocol: conntrackorder.UDP, DstPort: 31201}}))
-						hRequireTable(t, table, stay, "")
+			hRequireTable(t, table, stay, "")
 		})
 	}
 }
@@ -211,7 +211,7 @@ func TestHostileKernelReconcileReadsTheFamilyThePlanNeeds(t *testing.T) {
 
 	rs := conntrackorder.NewReconcileSyncer(tr, hNoProgram, hNetlink(t, ns))
 	require.NoError(t, rs.Sync(ctx))
-		hRequireTable(t, table, []netnstest.Flow{bFlow}, "A's IPv4 flow and B's un-NATed flow must go, B's healthy flow stay")
+	hRequireTable(t, table, []netnstest.Flow{bFlow}, "A's IPv4 flow and B's un-NATed flow must go, B's healthy flow stay")
 }
 
 // hFlows renders flows for a readable comparison.
@@ -256,16 +256,16 @@ func TestHostileKernelReconcileDeletesOnlyContradictions(t *testing.T) {
 		{Protocol: "tcp", Src: at(cli4, 40002), Dst: at(svc4, 53)},
 		{Protocol: "tcp", Src: at(cli4, 40003), Dst: at(svc4, 53), ReplySrc: at(hA("198.18.2.99"), 5353)},
 		{Protocol: "sctp", Src: at(cli4, 40004), Dst: at(svc4, 54), ReplySrc: at(ep4, 5454)}, // SCTP on another port
-		{Protocol: "udp", Src: at(cli4, 40005), Dst: at(hA("198.18.99.1"), 53)},                 // not a service
-		{Protocol: "udp", Src: at(cli4, 40006), Dst: at(svc4, 54)},                              // not a service port
+		{Protocol: "udp", Src: at(cli4, 40005), Dst: at(hA("198.18.99.1"), 53)},              // not a service
+		{Protocol: "udp", Src: at(cli4, 40006), Dst: at(svc4, 54)},                           // not a service port
 	}
 	gone := []netnstest.Flow{
-		{Protocol: "udp", Src: at(cli4, 40010), Dst: at(svc4, 53), ReplySrc: at(ep4, 53)},                  // the endpoint's port changed
-		{Protocol: "udp", Src: at(cli6, 40011), Dst: at(svc6, 53)},                                         // [UNREPLIED]
+		{Protocol: "udp", Src: at(cli4, 40010), Dst: at(svc4, 53), ReplySrc: at(ep4, 53)},                     // the endpoint's port changed
+		{Protocol: "udp", Src: at(cli6, 40011), Dst: at(svc6, 53)},                                            // [UNREPLIED]
 		{Protocol: "udp", Src: at(cli4, 40012), Dst: at(node4, 31000), ReplySrc: at(hA("198.18.2.99"), 5353)}, // gone endpoint
-		{Protocol: "udp", Src: at(cli6, 40013), Dst: at(node6, 31000)},                                     // [UNREPLIED] on the NodePort
-		{Protocol: "sctp", Src: at(cli4, 40014), Dst: at(svc4, 7777), ReplySrc: at(ep4, 7777)},             // SCTP service's IP and port
-		{Protocol: "sctp", Src: at(cli6, 40015), Dst: at(node6, 32000), ReplySrc: at(ep6, 7777)},           // SCTP NodePort
+		{Protocol: "udp", Src: at(cli6, 40013), Dst: at(node6, 31000)},                                        // [UNREPLIED] on the NodePort
+		{Protocol: "sctp", Src: at(cli4, 40014), Dst: at(svc4, 7777), ReplySrc: at(ep4, 7777)},                // SCTP service's IP and port
+		{Protocol: "sctp", Src: at(cli6, 40015), Dst: at(node6, 32000), ReplySrc: at(ep6, 7777)},              // SCTP NodePort
 	}
 	require.NoError(t, table.Insert(append(append([]netnstest.Flow(nil), keep...), gone...)...))
 
@@ -278,6 +278,6 @@ func TestHostileKernelReconcileDeletesOnlyContradictions(t *testing.T) {
 
 	rs := conntrackorder.NewReconcileSyncer(tr, hNoProgram, hNetlink(t, ns))
 	require.NoError(t, rs.Sync(ctx))
-		hRequireTable(t, table, keep, "")
+	hRequireTable(t, table, keep, "")
 	assert.Nil(t, tr.Pending())
 }

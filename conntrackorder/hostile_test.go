@@ -118,7 +118,7 @@ func TestHostileServiceIPJudgedByItsServicePortAlone(t *testing.T) {
 		{give: hFlow("198.18.1.1:31000", "198.18.2.20:80")},
 		{give: hFlow("198.18.1.1:31000", "198.18.2.10:31000"), contradicts: true},
 		{give: hFlow("[2001:db8:1::1]:31000", "[2001:db8:1::1]:31000"), contradicts: true}, // un-NATed v6 to the NodePort
-		{give: hFlow("198.18.30.10:31000", "198.18.30.10:31000"), contradicts: true},     // [UNREPLIED]
+		{give: hFlow("198.18.30.10:31000", "198.18.30.10:31000"), contradicts: true},       // [UNREPLIED]
 		{give: conntrackorder.Flow{Protocol: conntrackorder.TCP, OrigDst: hAP("198.18.30.10:31000"), ReplySrc: hAP("198.18.30.10:31000")}},
 	}
 	for _, tt := range tests {
@@ -139,13 +139,13 @@ func TestHostileBadInputChangesNothing(t *testing.T) {
 		"mapped external IP": func(sp *conntrackorder.ServicePort) {
 			sp.ExternalIPs = append(sp.ExternalIPs, hA("::ffff:198.18.40.11"))
 		},
-		"zoned LB IP":         func(sp *conntrackorder.ServicePort) { sp.LoadBalancerIPs = []netip.Addr{hA("fe80::1%eth0")} },
-		"invalid cluster IP":  func(sp *conntrackorder.ServicePort) { sp.ClusterIPs = append(sp.ClusterIPs, netip.Addr{}) },
-		"unspecified v6":      func(sp *conntrackorder.ServicePort) { sp.ClusterIPs = []netip.Addr{hA("::")} },
-		"port 0":              func(sp *conntrackorder.ServicePort) { sp.Port = 0; sp.ClusterIPs = nil },
-		"protocol 0":          func(sp *conntrackorder.ServicePort) { sp.Protocol = 0 },
-		"protocol 4":          func(sp *conntrackorder.ServicePort) { sp.Protocol = 4 },
-		"empty name":          func(sp *conntrackorder.ServicePort) { sp.Name = "" },
+		"zoned LB IP":        func(sp *conntrackorder.ServicePort) { sp.LoadBalancerIPs = []netip.Addr{hA("fe80::1%eth0")} },
+		"invalid cluster IP": func(sp *conntrackorder.ServicePort) { sp.ClusterIPs = append(sp.ClusterIPs, netip.Addr{}) },
+		"unspecified v6":     func(sp *conntrackorder.ServicePort) { sp.ClusterIPs = []netip.Addr{hA("::")} },
+		"port 0":             func(sp *conntrackorder.ServicePort) { sp.Port = 0; sp.ClusterIPs = nil },
+		"protocol 0":         func(sp *conntrackorder.ServicePort) { sp.Protocol = 0 },
+		"protocol 4":         func(sp *conntrackorder.ServicePort) { sp.Protocol = 4 },
+		"empty name":         func(sp *conntrackorder.ServicePort) { sp.Name = "" },
 	}
 	for name, mutate := range badServices {
 		t.Run("SetService/"+name, func(t *testing.T) {
