@@ -579,3 +579,253 @@ func TestHostileZeroTrackerAndNilDesired(t *testing.T) {
 	assert.True(t, v4 && v6, "a NodePort counts for both families")
 	assert.NotEmpty(t, tr.Pending())
 }
+
+// TestHostileTrackerCopiesWhatItIsGiven: "A snapshot reflects every change reported before the
+// call, and never a later one": a caller that reuses its slices after SetService and
+// SetEndpoints must not change the Tracker's state behind its back.
+func TestHostileTrackerCopiesWhatItIsGiven(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	ips := []netip.Addr{hA("198.18.30.10")}
+	eps := []netip.AddrPort{hAP("198.18.2.10:53")}
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: hUDP, Port: 53, ClusterIPs: ips, NodePort: 31000}))
+	require.NoError(t, tr.SetEndpoints("a", eps))
+	pending := tr.Pending()
+	ips[0], eps[0] = hA("198.18.30.99"), hAP("198.18.2.99:53")
+	assert.Empty(t, cmp.Diff(pending, tr.Pending()))
+	d := tr.Desired()
+	assert.True(t, d.Keeps(hFlow("198.18.30.10:53", "198.18.2.10:53")))
+	assert.False(t, d.Keeps(hFlow("198.18.30.99:53", "198.18.2.99:53")))
+	// Endpoints given for a name that is not known yet are copied too.
+	later := []netip.AddrPort{hAP("198.18.2.20:54")}
+	require.NoError(t, tr.SetEndpoints("b", later))
+	later[0] = hAP("198.18.2.98:54")
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "b", Protocol: hUDP, Port: 54, ClusterIPs: []netip.Addr{hA("198.18.30.20")}}))
+	assert.True(t, tr.Desired().Keeps(hFlow("198.18.30.20:54", "198.18.2.20:54")))
+}
+
+// TestHostileReorderedAndDuplicatedInputCollectsNothing: "Duplicates are ignored", "The order
+// of the addresses matters only for the order of the filters", "Setting a service port to the
+// state it already has collects nothing", and "Each filter appears once".
+func TestHostileReorderedAndDuplicatedInputCollectsNothing(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	sp := conntrackorder.ServicePort{
+		Name: "a", Protocol: hUDP, Port: 53,
+		ClusterIPs:      []netip.Addr{hA("198.18.30.10"), hA("2001:db8:30::10")},
+		ExternalIPs:     []netip.Addr{hA("198.18.40.10"), hA("198.18.30.10")}, // also a ClusterIP
+		LoadBalancerIPs: []netip.Addr{hA("198.18.40.10")},
+		NodePort:        31000,
+	}
+	require.NoError(t, tr.SetService(sp))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{hAP("198.18.2.10:53"), hAP("198.18.2.10:53"), hAP("[2001:db8:2::10]:53")}))
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		{Protocol: hUDP, OrigDst: hA("198.18.30.10"), DstPort: 53},
+		{Protocol: hUDP, OrigDst: hA("2001:db8:30::10"), DstPort: 53},
+		{Protocol: hUDP, OrigDst: hA("198.18.40.10"), DstPort: 53},
+		{Protocol: hUDP, DstPort: 31000},
+	}, tr.Pending()))
+	require.NoError(t, conntrackorder.NewSyncer(tr, hNoProgram, conntrackordertest.New()).Sync(context.Background()))
+
+	re := sp
+	re.ClusterIPs = []netip.Addr{hA("2001:db8:30::10"), hA("198.18.30.10"), hA("2001:db8:30::10")}
+	re.ExternalIPs = []netip.Addr{hA("198.18.40.10")}
+	re.LoadBalancerIPs = []netip.Addr{hA("198.18.40.10"), hA("198.18.40.10")}
+	require.NoError(t, tr.SetService(re))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{hAP("[2001:db8:2::10]:53"), hAP("198.18.2.10:53")}))
+	assert.Nil(t, tr.Pending(), "the same state, reordered and with duplicates, collected filters")
+}
+
+// TestHostileEndpointPortChange: "An endpoint is its address and port; one whose port changed
+// has gone." Reconcile mode deletes the flows NATed to the old port and keeps the new ones.
+func TestHostileEndpointPortChange(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: hUDP, Port: 53, ClusterIPs: []netip.Addr{hA("198.18.30.10")}, NodePort: 31000}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{hAP("198.18.2.10:53")}))
+	require.NoError(t, conntrackorder.NewSyncer(tr, hNoProgram, conntrackordertest.New()).Sync(context.Background()))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{hAP("198.18.2.10:5353")}))
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		{Protocol: hUDP, OrigDst: hA("198.18.30.10"), DstPort: 53, ReplySrc: hA("198.18.2.10")},
+		{Protocol: hUDP, DstPort: 31000, ReplySrc: hA("198.18.2.10")},
+	}, tr.Pending()))
+	d := tr.Desired()
+	assert.True(t, d.Contradicts(hFlow("198.18.30.10:53", "198.18.2.10:53")))
+	assert.True(t, d.Contradicts(hFlow("198.18.1.1:31000", "198.18.2.10:53")))
+	assert.True(t, d.Keeps(hFlow("198.18.30.10:53", "198.18.2.10:5353")))
+	assert.False(t, d.Contradicts(hFlow("198.18.1.1:31000", "198.18.2.10:5353")))
+}
+
+// TestHostileEndpointsBeforeServiceAndRecreation: endpoints may arrive first, may be withdrawn
+// before the service arrives, and survive DeleteService ("a service re-created under the same
+// name starts with them").
+func TestHostileEndpointsBeforeServiceAndRecreation(t *testing.T) {
+	sp := conntrackorder.ServicePort{Name: "a", Protocol: hUDP, Port: 53, ClusterIPs: []netip.Addr{hA("198.18.30.10")}, NodePort: 31000}
+	t.Run("withdrawn before the service", func(t *testing.T) {
+		tr := conntrackorder.NewTracker()
+		require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{hAP("198.18.2.10:53")}))
+		require.NoError(t, tr.SetEndpoints("a", nil))
+		require.NoError(t, tr.SetService(sp))
+		assert.Nil(t, tr.Pending())
+		assert.True(t, tr.Desired().Contradicts(hFlow("198.18.30.10:53", "198.18.2.10:53")), "the service has no endpoints")
+	})
+	t.Run("re-created", func(t *testing.T) {
+		tr := conntrackorder.NewTracker()
+		require.NoError(t, tr.SetService(sp))
+		require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{hAP("198.18.2.10:53")}))
+		require.NoError(t, conntrackorder.NewSyncer(tr, hNoProgram, conntrackordertest.New()).Sync(context.Background()))
+		tr.DeleteService("a")
+		assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+			{Protocol: hUDP, OrigDst: hA("198.18.30.10"), DstPort: 53},
+			{Protocol: hUDP, DstPort: 31000},
+		}, tr.Pending()))
+		assert.False(t, tr.Desired().Keeps(hFlow("198.18.30.10:53", "198.18.2.10:53")))
+		re := sp
+		re.ClusterIPs = []netip.Addr{hA("198.18.30.11")}
+		require.NoError(t, tr.SetService(re))
+		assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+			{Protocol: hUDP, OrigDst: hA("198.18.30.10"), DstPort: 53},
+			{Protocol: hUDP, OrigDst: hA("198.18.30.11"), DstPort: 53},
+			{Protocol: hUDP, DstPort: 31000},
+		}, tr.Pending()))
+		assert.True(t, tr.Desired().Keeps(hFlow("198.18.30.11:53", "198.18.2.10:53")))
+	})
+}
+
+// TestHostileSharedExternalIP: "When two service ports claim the same destination, for
+// example one external IP given to two services, a flow to it contradicts only if it serves
+// neither", also when one of them has no endpoints, and Keeps agrees.
+func TestHostileSharedExternalIP(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: hUDP, Port: 53, ExternalIPs: []netip.Addr{hA("198.18.40.1")}}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{hAP("198.18.2.10:53")}))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "b", Protocol: hUDP, Port: 53, ExternalIPs: []netip.Addr{hA("198.18.40.1")}}))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "c", Protocol: hUDP, Port: 53, LoadBalancerIPs: []netip.Addr{hA("198.18.40.1")}}))
+	require.NoError(t, tr.SetEndpoints("c", []netip.AddrPort{hAP("198.18.2.30:53")}))
+	d := tr.Desired()
+	for _, ep := range []string{"198.18.2.10:53", "198.18.2.30:53"} {
+		f := hFlow("198.18.40.1:53", ep)
+		assert.False(t, d.Contradicts(f), "%v", f)
+		assert.True(t, d.Keeps(f), "%v", f)
+	}
+	assert.True(t, d.Contradicts(hFlow("198.18.40.1:53", "198.18.2.99:53")))
+	assert.True(t, d.Contradicts(hFlow("198.18.40.1:53", "198.18.40.1:53")))
+
+	// A's deletion collects {198.18.40.1, 53}; the destination is still b's and c's, so
+	// reconcile mode judges it by the desired state: c's flow stays, a's goes.
+	rec := conntrackordertest.New()
+	s := conntrackorder.NewReconcileSyncer(tr, hNoProgram, rec)
+	require.NoError(t, s.Sync(context.Background()))
+	tr.DeleteService("a")
+	require.NoError(t, s.Sync(context.Background()))
+	last := rec.Calls()[len(rec.Calls())-1]
+	assert.True(t, last.Desired.Contradicts(hFlow("198.18.40.1:53", "198.18.2.10:53")))
+	assert.True(t, last.Desired.Keeps(hFlow("198.18.40.1:53", "198.18.2.30:53")))
+}
+
+// TestHostilePanickingFlushLosesNothing: "Nothing collected is lost until a flush succeeds."
+// A Flush or Reconcile that panics (the caller recovers) must leave the plan pending and the
+// Syncer usable: the next Sync must run and flush it.
+func TestHostilePanickingFlushLosesNothing(t *testing.T) {
+	for _, reconcile := range []bool{false, true} {
+		t.Run(map[bool]string{false: "flush", true: "reconcile"}[reconcile], func(t *testing.T) {
+			tr := conntrackorder.NewTracker()
+			require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: conntrackorder.SCTP, Port: 53, ClusterIPs: []netip.Addr{hA("198.18.30.10")}}))
+			require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{hAP("198.18.2.10:53")}))
+			want := tr.Pending()
+			rec := conntrackordertest.New()
+			var panicked atomic.Bool
+			rec.FailWith(func(context.Context, conntrackorder.Plan) error {
+				if panicked.CompareAndSwap(false, true) {
+					panic("backend bug")
+				}
+				return nil
+			})
+			s := conntrackorder.NewSyncer(tr, hNoProgram, rec)
+			if reconcile {
+				s = conntrackorder.NewReconcileSyncer(tr, hNoProgram, rec)
+			}
+			func() {
+				defer func() { assert.Equal(t, "backend bug", recover()) }()
+				_ = s.Sync(context.Background())
+			}()
+			assert.Empty(t, cmp.Diff(want, tr.Pending()), "the plan of a panicking flush was lost")
+			require.NoError(t, s.Sync(context.Background()), "the Syncer must still work")
+			assert.Nil(t, tr.Pending())
+		})
+	}
+}
+
+// TestHostileMultiProtocolServiceOnOneAddress: a UDP and an SCTP service port on the same
+// ClusterIP and port. Reconcile mode hands over "every SCTP filter": the UDP port's presence in
+// the desired state must not make the SCTP filters look covered.
+func TestHostileMultiProtocolServiceOnOneAddress(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	ip := []netip.Addr{hA("198.18.30.10")}
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "ns/a:udp", Protocol: hUDP, Port: 53, ClusterIPs: ip, NodePort: 31000}))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "ns/a:sctp", Protocol: conntrackorder.SCTP, Port: 53, ClusterIPs: ip, NodePort: 31001}))
+	eps := []netip.AddrPort{hAP("198.18.2.10:53")}
+	require.NoError(t, tr.SetEndpoints("ns/a:udp", eps))
+	require.NoError(t, tr.SetEndpoints("ns/a:sctp", eps))
+	rec := conntrackordertest.New()
+	s := conntrackorder.NewReconcileSyncer(tr, hNoProgram, rec)
+	require.NoError(t, s.Sync(context.Background()))
+	require.NoError(t, tr.SetEndpoints("ns/a:sctp", nil))
+	d1 := tr.Desired()
+	require.NoError(t, s.Sync(context.Background()))
+	last := rec.Calls()[len(rec.Calls())-1]
+	sc := conntrackorder.SCTP
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		{Protocol: sc, OrigDst: hA("198.18.30.10"), DstPort: 53, ReplySrc: hA("198.18.2.10")},
+		{Protocol: sc, DstPort: 31001, ReplySrc: hA("198.18.2.10")},
+	}, last.Plan))
+	assert.Nil(t, tr.Pending())
+	assert.Same(t, d1, tr.Desired(), "a Sync changes no desired state")
+}
+
+// TestHostileDesiredAllocatesNothing: "Contradicts costs at most three map lookups and
+// allocates nothing", "Keeps ... allocates nothing".
+func TestHostileDesiredAllocatesNothing(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: hUDP, Port: 53, ClusterIPs: []netip.Addr{hA("198.18.30.10"), hA("2001:db8:30::10")}, NodePort: 31000}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{hAP("198.18.2.10:53"), hAP("[2001:db8:2::10]:53")}))
+	d := tr.Desired()
+	flows := []conntrackorder.Flow{
+		hFlow("198.18.30.10:53", "198.18.2.10:53"),
+		hFlow("[2001:db8:30::10]:53", "[2001:db8:30::10]:53"),
+		hFlow("198.18.1.1:31000", "198.18.2.99:53"),
+		hFlow("198.18.99.1:9", "198.18.99.1:9"),
+	}
+	var sink bool
+	allocs := testing.AllocsPerRun(100, func() {
+		for _, f := range flows {
+			sink = sink != d.Contradicts(f)
+			sink = sink != d.Keeps(f)
+		}
+	})
+	assert.Zero(t, allocs)
+}
+
+// TestHostileFilterWords: Filter.String "returns the filter in conntrack(8)'s words", Protocol's
+// String "An unknown value gives protocol(N)", and Validate refuses a bad ReplySrc as it does a
+// bad OrigDst.
+func TestHostileFilterWords(t *testing.T) {
+	assert.Equal(t, "udp orig-dst 172.30.0.41 dport 80", conntrackorder.Filter{Protocol: hUDP, OrigDst: hA("172.30.0.41"), DstPort: 80}.String())
+	assert.Equal(t, "udp dport 31201 dst-nat 10.180.0.1", conntrackorder.Filter{Protocol: hUDP, DstPort: 31201, ReplySrc: hA("10.180.0.1")}.String())
+	assert.Equal(t, "protocol(9)", conntrackorder.Protocol(9).String())
+	assert.Equal(t, "protocol(0)", conntrackorder.Protocol(0).String())
+	assert.Equal(t, "sctp", conntrackorder.SCTP.String())
+	for _, bad := range []conntrackorder.Filter{
+		{Protocol: hUDP, DstPort: 53, ReplySrc: hA("::ffff:10.0.0.1")},
+		{Protocol: hUDP, DstPort: 53, ReplySrc: hA("fe80::1%eth0")},
+		{Protocol: hUDP, DstPort: 53, ReplySrc: hA("0.0.0.0")},
+		{Protocol: conntrackorder.SCTP, OrigDst: hA("2001:db8::1"), ReplySrc: hA("10.0.0.1")},
+		{Protocol: 0, DstPort: 53},
+		{Protocol: conntrackorder.TCP},
+	} {
+		err := bad.Validate()
+		require.Error(t, err, "%v", bad)
+		assert.True(t, strings.HasPrefix(err.Error(), "conntrackorder: "), "%q", err)
+	}
+	assert.NoError(t, conntrackorder.Filter{Protocol: conntrackorder.TCP, DstPort: 53}.Validate())
+	assert.NoError(t, conntrackorder.Filter{Protocol: hUDP, ReplySrc: hA("2001:db8::1")}.Validate())
+	assert.True(t, conntrackorder.Filter{Protocol: hUDP, ReplySrc: hA("2001:db8::1")}.Is6())
+	assert.False(t, conntrackorder.Filter{Protocol: hUDP, DstPort: 53}.Is6())
+}

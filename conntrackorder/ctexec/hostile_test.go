@@ -224,3 +224,21 @@ func TestHostileOutputIsBounded(t *testing.T) {
 	assert.Less(t, len(fe.Output), 1<<20, "20 MB of standard output kept in the error")
 	assert.Less(t, len(err.Error()), 1<<20)
 }
+
+// TestHostileArgs: Args gives "-D -p <protocol>", then "--orig-dst", "--dport", "--dst-nat",
+// and "-f ipv6" if the filter's addresses are IPv6, also when only ReplySrc is set.
+func TestHostileArgs(t *testing.T) {
+	tests := []struct {
+		give conntrackorder.Filter
+		want string
+	}{
+		{give: conntrackorder.Filter{Protocol: conntrackorder.SCTP, DstPort: 31201}, want: "-D -p sctp --dport 31201"},
+		{give: conntrackorder.Filter{Protocol: conntrackorder.UDP, ReplySrc: netip.MustParseAddr("fd00:180::1")}, want: "-D -p udp --dst-nat fd00:180::1 -f ipv6"},
+		{give: conntrackorder.Filter{Protocol: conntrackorder.UDP, OrigDst: netip.MustParseAddr("fd00:30::41")}, want: "-D -p udp --orig-dst fd00:30::41 -f ipv6"},
+		{give: conntrackorder.Filter{Protocol: conntrackorder.UDP, DstPort: 31201, ReplySrc: netip.MustParseAddr("10.180.0.1")}, want: "-D -p udp --dport 31201 --dst-nat 10.180.0.1"},
+		{give: hEP6, want: "-D -p udp --orig-dst fd00:30::41 --dport 80 --dst-nat fd00:180::1 -f ipv6"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, strings.Join(ctexec.Args(tt.give), " "))
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -307,4 +308,61 @@ func TestHostileTwoFlushersRaceOnOneTable(t *testing.T) {
 	n, err := table.Len()
 	require.NoError(t, err)
 	assert.Zero(t, n)
+}
+
+// TestHostileMemoryDoesNotGrowWithTheTable: "The table is read message by message and never
+// held: memory does not grow with the table." A Flush and a Reconcile that delete nothing over
+// 100 and over 5,000 entries allocate about the same: far less than one byte per extra entry
+// (parsing each entry into a value, as netlink's ConntrackFlow does, costs hundreds).
+func TestHostileMemoryDoesNotGrowWithTheTable(t *testing.T) {
+	netnstest.Require(t)
+	at := netip.AddrPortFrom
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: conntrackorder.UDP, Port: 53, ClusterIPs: []netip.Addr{hA("198.18.30.10"), hA("2001:db8:30::10")}, NodePort: 31000}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{at(hA("198.18.2.10"), 53)}))
+	desired := tr.Desired()
+	plan := conntrackorder.Plan{{Protocol: conntrackorder.UDP, DstPort: 1}, {Protocol: conntrackorder.UDP, OrigDst: hA("2001:db8:30::99"), DstPort: 53}}
+	measure := func(n int) (flush, reconcile float64) {
+		ns := netnstest.New(t, "hmem")
+		table := ns.Table(t)
+		flows := make([]netnstest.Flow, 0, n)
+		for i := 0; i < n; i++ {
+			src := hA("198.18.1.2")
+			if i%2 == 1 {
+				src = hA("2001:db8:1::2")
+			}
+			dst := hA("198.18.99.1")
+			if i%2 == 1 {
+				dst = hA("2001:db8:99::1")
+			}
+			flows = append(flows, netnstest.Flow{Protocol: "udp", Src: at(src, uint16(10000+i/2)), Dst: at(dst, 53)})
+		}
+		require.NoError(t, table.Insert(flows...))
+		f := hOpen(t, ns)
+		ctx := context.Background()
+		flush = hBytesPerRun(func() { require.NoError(t, f.Flush(ctx, plan)) })
+		reconcile = hBytesPerRun(func() { require.NoError(t, f.Reconcile(ctx, plan, desired)) })
+		got, err := table.Len()
+		require.NoError(t, err)
+		require.Equal(t, n, got, "nothing may be deleted")
+		return flush, reconcile
+	}
+	smallF, smallR := measure(100)
+	bigF, bigR := measure(5000)
+	t.Logf("bytes per call: Flush %v for 100 entries, %v for 5000; Reconcile %v, %v", smallF, bigF, smallR, bigR)
+	assert.LessOrEqual(t, bigF, smallF+16384, "Flush allocations grow with the table: %v bytes for 100 entries, %v for 5000", smallF, bigF)
+	assert.LessOrEqual(t, bigR, smallR+16384, "Reconcile allocations grow with the table: %v bytes for 100 entries, %v for 5000", smallR, bigR)
+}
+
+// hBytesPerRun returns the bytes fn allocates, averaged over a few runs after a warm-up.
+func hBytesPerRun(fn func()) float64 {
+	fn()
+	var before, after runtime.MemStats
+	const runs = 5
+	runtime.ReadMemStats(&before)
+	for i := 0; i < runs; i++ {
+		fn()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / runs
 }
