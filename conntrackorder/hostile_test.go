@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -828,4 +829,43 @@ func TestHostileFilterWords(t *testing.T) {
 	assert.NoError(t, conntrackorder.Filter{Protocol: hUDP, ReplySrc: hA("2001:db8::1")}.Validate())
 	assert.True(t, conntrackorder.Filter{Protocol: hUDP, ReplySrc: hA("2001:db8::1")}.Is6())
 	assert.False(t, conntrackorder.Filter{Protocol: hUDP, DstPort: 53}.Is6())
+}
+
+// TestHostileUpdateCostDoesNotFollowTheServices: "The cost of an update follows the size of the
+// change, and the cost of Tracker.Pending the number of pending filters, not the number of
+// services held." One service's endpoints flapping, and Pending, allocate as much with 5,000
+// other services held as with 10.
+func TestHostileUpdateCostDoesNotFollowTheServices(t *testing.T) {
+	measure := func(services int) float64 {
+		tr := conntrackorder.NewTracker()
+		for i := 0; i < services; i++ {
+			ip := netip.AddrFrom4([4]byte{198, 18, byte(30 + i/250), byte(1 + i%250)})
+			name := "svc" + string(rune('A'+i%26)) + netip.AddrPortFrom(ip, 0).String()
+			if i == 0 {
+				name = "flapping"
+			}
+			require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: name, Protocol: hUDP, Port: 53, ClusterIPs: []netip.Addr{ip}, NodePort: uint16(30000 + i%2000)}))
+			require.NoError(t, tr.SetEndpoints(name, []netip.AddrPort{netip.AddrPortFrom(netip.AddrFrom4([4]byte{198, 19, byte(i / 250), byte(1 + i%250)}), 53)}))
+		}
+		require.NoError(t, conntrackorder.NewSyncer(tr, hNoProgram, conntrackordertest.New()).Sync(context.Background()))
+		a := []netip.AddrPort{hAP("198.18.2.1:53")}
+		b := []netip.AddrPort{hAP("198.18.2.2:53")}
+		flap := func() {
+			require.NoError(t, tr.SetEndpoints("flapping", a))
+			require.NoError(t, tr.SetEndpoints("flapping", b))
+			_ = tr.Pending()
+		}
+		flap()
+		var before, after runtime.MemStats
+		const runs = 20
+		runtime.ReadMemStats(&before)
+		for i := 0; i < runs; i++ {
+			flap()
+		}
+		runtime.ReadMemStats(&after)
+		return float64(after.TotalAlloc-before.TotalAlloc) / runs
+	}
+	small, big := measure(10), measure(5000)
+	t.Logf("bytes per flap and Pending: %v with 10 services, %v with 5000", small, big)
+	assert.Less(t, big, 2*small+4096, "an update's cost grows with the services held: %v bytes with 10, %v with 5000", small, big)
 }

@@ -366,3 +366,40 @@ func hBytesPerRun(fn func()) float64 {
 	runtime.ReadMemStats(&after)
 	return float64(after.TotalAlloc-before.TotalAlloc) / runs
 }
+
+// TestHostileConntrackZones: Flush "deletes every conntrack entry that matches any filter of
+// plan". Entries in a conntrack zone other than 0 (CNIs and OVS use zones) match like any
+// other, as conntrack(8) -D deletes them, and an entry whose tuple also exists in zone 0 goes
+// in both zones, while a zoned entry that matches no filter stays.
+func TestHostileConntrackZones(t *testing.T) {
+	netnstest.Require(t)
+	for _, name := range []string{"ctnetlink", "ctexec"} {
+		name := name
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ns := netnstest.New(t, "hzone")
+			insert := func(sport, dport, zone string) {
+				args := []string{"-I", "-p", "udp", "-s", "198.18.1.2", "-d", "198.18.1.1", "--sport", sport, "--dport", dport, "-t", "600"}
+				if zone != "" {
+					args = append(args, "--zone", zone)
+				}
+				ns.Exec(t, "conntrack", args...)
+			}
+			insert("40000", "31000", "5")
+			insert("40001", "31000", "")
+			insert("40001", "31000", "7")
+			insert("40002", "31001", "5")
+			var f conntrackorder.Flusher = ns.Flusher(ctexec.New())
+			if name == "ctnetlink" {
+				f = hOpen(t, ns)
+			}
+			err := f.Flush(context.Background(), conntrackorder.Plan{{Protocol: conntrackorder.UDP, DstPort: 31000}})
+			lines, lerr := ns.Conntrack(context.Background())
+			require.NoError(t, lerr)
+			require.NoError(t, err, "table now:\n%s", strings.Join(lines, "\n"))
+			require.Len(t, lines, 1, "table now:\n%s", strings.Join(lines, "\n"))
+			assert.Contains(t, lines[0], "dport=31001")
+			assert.Contains(t, lines[0], "zone=5")
+		})
+	}
+}
