@@ -281,3 +281,34 @@ func TestHostileKernelReconcileDeletesOnlyContradictions(t *testing.T) {
 	hRequireTable(t, table, keep, "")
 	assert.Nil(t, tr.Pending())
 }
+
+// TestHostileKernelReconcileKeepsOnlyUDP: Keeps is about "a UDP flow to a service IP and port
+// of the desired state". A service with a UDP and an SCTP port on the same ClusterIP, port
+// and pod: when the pod stops serving SCTP, the SCTP flow NATed to it goes, and the UDP flow
+// NATed to the same address and port stays.
+func TestHostileKernelReconcileKeepsOnlyUDP(t *testing.T) {
+	netnstest.Require(t)
+	ctx := context.Background()
+	at := netip.AddrPortFrom
+	ns := netnstest.New(t, "hmulti")
+	table := ns.Table(t)
+	cli, node, svc, ep := hA("198.18.1.2"), hA("198.18.1.1"), hA("198.18.30.10"), hA("198.18.2.10")
+	udpFlow := netnstest.Flow{Protocol: "udp", Src: at(cli, 40000), Dst: at(svc, 53), ReplySrc: at(ep, 53)}
+	udpNodePort := netnstest.Flow{Protocol: "udp", Src: at(cli, 40001), Dst: at(node, 31000), ReplySrc: at(ep, 53)}
+	sctpFlow := netnstest.Flow{Protocol: "sctp", Src: at(cli, 40002), Dst: at(svc, 53), ReplySrc: at(ep, 53)}
+	sctpNodePort := netnstest.Flow{Protocol: "sctp", Src: at(cli, 40003), Dst: at(node, 31001), ReplySrc: at(ep, 53)}
+
+	tr := conntrackorder.NewTracker()
+	ips := []netip.Addr{svc}
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "ns/a:udp", Protocol: conntrackorder.UDP, Port: 53, ClusterIPs: ips, NodePort: 31000}))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "ns/a:sctp", Protocol: conntrackorder.SCTP, Port: 53, ClusterIPs: ips, NodePort: 31001}))
+	require.NoError(t, tr.SetEndpoints("ns/a:udp", []netip.AddrPort{at(ep, 53)}))
+	require.NoError(t, tr.SetEndpoints("ns/a:sctp", []netip.AddrPort{at(ep, 53)}))
+	rs := conntrackorder.NewReconcileSyncer(tr, hNoProgram, hNetlink(t, ns))
+	require.NoError(t, rs.Sync(ctx)) // the restart's clearing, before the flows exist
+	require.NoError(t, table.Insert(udpFlow, udpNodePort, sctpFlow, sctpNodePort))
+
+	require.NoError(t, tr.SetEndpoints("ns/a:sctp", nil))
+	require.NoError(t, rs.Sync(ctx))
+	hRequireTable(t, table, []netnstest.Flow{udpFlow, udpNodePort}, "")
+}

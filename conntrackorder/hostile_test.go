@@ -869,3 +869,23 @@ func TestHostileUpdateCostDoesNotFollowTheServices(t *testing.T) {
 	t.Logf("bytes per flap and Pending: %v with 10 services, %v with 5000", small, big)
 	assert.Less(t, big, 2*small+4096, "an update's cost grows with the services held: %v bytes with 10, %v with 5000", small, big)
 }
+
+// TestHostileGoneEndpointsInAddressOrderAcrossFamilies: "gone endpoints in ascending address
+// order", each with "every service IP of the endpoint's family, then {DstPort: NodePort,
+// ReplySrc: endpoint IP}", also when the last endpoints of both families go at once.
+func TestHostileGoneEndpointsInAddressOrderAcrossFamilies(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	v4, v6 := hA("198.18.30.10"), hA("2001:db8:30::10")
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: hUDP, Port: 53, ClusterIPs: []netip.Addr{v6, v4}, NodePort: 31000}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{hAP("[2001:db8:2::1]:53"), hAP("198.18.2.20:53"), hAP("198.18.2.3:53")}))
+	require.NoError(t, conntrackorder.NewSyncer(tr, hNoProgram, conntrackordertest.New()).Sync(context.Background()))
+	require.NoError(t, tr.SetEndpoints("a", nil))
+	f := func(dst netip.Addr, port uint16, ep string) conntrackorder.Filter {
+		return conntrackorder.Filter{Protocol: hUDP, OrigDst: dst, DstPort: port, ReplySrc: hA(ep)}
+	}
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		f(v4, 53, "198.18.2.3"), f(netip.Addr{}, 31000, "198.18.2.3"),
+		f(v4, 53, "198.18.2.20"), f(netip.Addr{}, 31000, "198.18.2.20"),
+		f(v6, 53, "2001:db8:2::1"), f(netip.Addr{}, 31000, "2001:db8:2::1"),
+	}, tr.Pending()))
+}
