@@ -8,7 +8,10 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -311,4 +314,54 @@ func TestHostileKernelReconcileKeepsOnlyUDP(t *testing.T) {
 	require.NoError(t, tr.SetEndpoints("ns/a:sctp", nil))
 	require.NoError(t, rs.Sync(ctx))
 	hRequireTable(t, table, []netnstest.Flow{udpFlow, udpNodePort}, "")
+}
+
+// TestHostileKernelReconcileZeroAddressFilterReadsBothFamilies: "A zero OrigDst and ReplySrc
+// match entries of either address family ... and a backend must delete both", also in a
+// Reconcile whose desired state is IPv4 only: a deleted SCTP service's NodePort filter
+// clears its IPv6 flows.
+func TestHostileKernelReconcileZeroAddressFilterReadsBothFamilies(t *testing.T) {
+	netnstest.Require(t)
+	ctx := context.Background()
+	at := netip.AddrPortFrom
+	ns := netnstest.New(t, "hzero")
+	table := ns.Table(t)
+	v6flow := netnstest.Flow{Protocol: "sctp", Src: at(hA("2001:db8:1::2"), 40000), Dst: at(hA("2001:db8:1::1"), 31001), ReplySrc: at(hA("2001:db8:2::10"), 7777)}
+	udp4 := netnstest.Flow{Protocol: "udp", Src: at(hA("198.18.1.2"), 40001), Dst: at(hA("198.18.30.10"), 53), ReplySrc: at(hA("198.18.2.10"), 53)}
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "u", Protocol: conntrackorder.UDP, Port: 53, ClusterIPs: []netip.Addr{hA("198.18.30.10")}}))
+	require.NoError(t, tr.SetEndpoints("u", []netip.AddrPort{at(hA("198.18.2.10"), 53)}))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "s", Protocol: conntrackorder.SCTP, Port: 7777, ClusterIPs: []netip.Addr{hA("2001:db8:30::10")}, NodePort: 31001}))
+	rs := conntrackorder.NewReconcileSyncer(tr, hNoProgram, hNetlink(t, ns))
+	require.NoError(t, rs.Sync(ctx))
+	require.NoError(t, table.Insert(v6flow, udp4))
+	tr.DeleteService("s")
+	require.Empty(t, cmp.Diff(conntrackorder.Plan{
+		{Protocol: conntrackorder.SCTP, OrigDst: hA("2001:db8:30::10"), DstPort: 7777},
+		{Protocol: conntrackorder.SCTP, DstPort: 31001},
+	}, tr.Pending()))
+	v4, v6 := tr.Desired().Families()
+	require.True(t, v4)
+	require.False(t, v6, "precondition: the desired state alone needs no IPv6")
+	require.NoError(t, rs.Sync(ctx))
+	hRequireTable(t, table, []netnstest.Flow{udp4}, "the IPv6 SCTP flow to the lost NodePort must go")
+}
+
+// TestHostileTypedNilNetlinkFlusher: NewReconcileSyncer panics "r also when it is an interface
+// holding a nil pointer", with the package's prefix.
+func TestHostileTypedNilNetlinkFlusher(t *testing.T) {
+	var nilNetlink *ctnetlink.Flusher
+	for name, fn := range map[string]func(){
+		"NewReconcileSyncer": func() { conntrackorder.NewReconcileSyncer(conntrackorder.NewTracker(), hNoProgram, nilNetlink) },
+		"NewSyncer":          func() { conntrackorder.NewSyncer(conntrackorder.NewTracker(), hNoProgram, nilNetlink) },
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				require.NotNil(t, r, name)
+				assert.True(t, strings.HasPrefix(fmt.Sprint(r), "conntrackorder: "), "%s panicked with %v", name, r)
+			}()
+			fn()
+		}()
+	}
 }
