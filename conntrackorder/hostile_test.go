@@ -889,3 +889,32 @@ func TestHostileGoneEndpointsInAddressOrderAcrossFamilies(t *testing.T) {
 		f(v6, 53, "2001:db8:2::1"), f(netip.Addr{}, 31000, "2001:db8:2::1"),
 	}, tr.Pending()))
 }
+
+// TestHostileLossWithoutEndpoints: a service port that never had endpoints still collects its
+// lost addresses, port and NodePort ("whether or not it had endpoints"), and DeleteService
+// collects for each of its addresses: an un-NATed entry left while it had no endpoints would
+// otherwise catch the next service on that address. TCP collects nothing.
+func TestHostileLossWithoutEndpoints(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	sp := conntrackorder.ServicePort{Name: "a", Protocol: hUDP, Port: 53, ClusterIPs: []netip.Addr{hA("198.18.30.10")}, ExternalIPs: []netip.Addr{hA("198.18.40.10")}, NodePort: 31000}
+	require.NoError(t, tr.SetService(sp))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "t", Protocol: conntrackorder.TCP, Port: 53, ClusterIPs: []netip.Addr{hA("198.18.30.11")}, NodePort: 31001}))
+	assert.Nil(t, tr.Pending())
+	changed := sp
+	changed.ExternalIPs, changed.NodePort, changed.Port = nil, 31002, 54
+	require.NoError(t, tr.SetService(changed))
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		{Protocol: hUDP, OrigDst: hA("198.18.30.10"), DstPort: 53},
+		{Protocol: hUDP, OrigDst: hA("198.18.40.10"), DstPort: 53},
+		{Protocol: hUDP, DstPort: 31000},
+	}, tr.Pending()))
+	tr.DeleteService("a")
+	tr.DeleteService("t")
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		{Protocol: hUDP, OrigDst: hA("198.18.30.10"), DstPort: 53},
+		{Protocol: hUDP, OrigDst: hA("198.18.40.10"), DstPort: 53},
+		{Protocol: hUDP, OrigDst: hA("198.18.30.10"), DstPort: 54},
+		{Protocol: hUDP, DstPort: 31000},
+		{Protocol: hUDP, DstPort: 31002},
+	}, tr.Pending()))
+}
