@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -241,4 +242,45 @@ func TestHostileArgs(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, strings.Join(ctexec.Args(tt.give), " "))
 	}
+}
+
+// TestHostileCancelKillsAWrapperThatIgnoresSignals: "when ctx is done, the running command's
+// process group is killed (a wrapper's children too)": a wrapper and its child that ignore
+// SIGTERM, SIGINT and SIGHUP die all the same, and Flush returns ctx's error.
+func TestHostileCancelKillsAWrapperThatIgnoresSignals(t *testing.T) {
+	dir := t.TempDir()
+	fifo, pidfile := filepath.Join(dir, "started"), filepath.Join(dir, "child.pid")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	hKillLater(t, pidfile)
+	newHFake(t, "trap '' TERM INT HUP\n/bin/sleep 1000 &\necho $! > "+pidfile+"\necho started > "+fifo+"\nwhile :; do wait; done")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		if f, err := os.Open(fifo); err == nil {
+			_, _ = bufio.NewReader(f).ReadString('\n')
+			f.Close()
+		}
+		cancel()
+	}()
+	err := ctexec.New().Flush(ctx, conntrackorder.Plan{hSvc})
+	require.ErrorIs(t, err, context.Canceled)
+	b, err := os.ReadFile(pidfile)
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err)
+	// The kill was sent before Flush returned; wait for the kernel to carry it out. A child
+	// that survived keeps this loop going until the test times out.
+	for {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || hZombie(string(stat)) {
+			break
+		}
+		runtime.Gosched()
+	}
+}
+
+// hZombie reports whether a /proc/<pid>/stat line is of a process that has exited.
+func hZombie(stat string) bool {
+	i := strings.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
 }
