@@ -55,7 +55,9 @@ type ServicePort struct {
 //
 // ReplySrc selects only flows that were DNATed, to that backend: a flow a client sent to the
 // backend's address directly is not selected, although its reply comes from that address.
-// Both backends match it so, ctexec through conntrack(8) --dst-nat.
+// ctnetlink matches it so for every entry; ctexec, through conntrack(8) --dst-nat, has two
+// limits of conntrack-tools 1.4.7 that its package doc describes (IPv6 backends, and a
+// backend on the node's own address).
 type Filter struct {
 	Protocol Protocol
 	OrigDst  netip.Addr // original destination address

@@ -37,4 +37,19 @@
 // IPv6 entries alike (measured here in a network namespace: "2 flow entries have been
 // deleted" for one IPv4 and one IPv6 entry). Older conntrack-tools releases looked at IPv4
 // only without -f; on those, prefer the ctnetlink backend for dual-stack NodePorts.
+//
+// # Limits of --dst-nat
+//
+// A [conntrackorder.Filter] with ReplySrc runs as --dst-nat with that address, and
+// conntrack-tools 1.4.7 honours it less exactly than the filter's doc asks:
+//
+//   - With an IPv6 address, conntrack(8) ignores the address and deletes every DNATed flow
+//     that matches the filter's other fields, so the flows of a service's other IPv6
+//     endpoints are deleted with those of the one that went; their next datagram is NATed
+//     again.
+//   - A flow DNATed to the node's own address on another port (a hostNetwork endpoint) is not
+//     selected, so clients of a gone hostNetwork endpoint keep their stale flows.
+//
+// The ctnetlink backend has neither limit; prefer it for IPv6 and hostNetwork endpoints.
+// [Args] keeps the documented vector for all filters.
 package ctexec
