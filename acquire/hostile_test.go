@@ -1,0 +1,605 @@
+package acquire_test
+
+// Hostile tests: each one attacks a promise of acquire's documentation, written from the docs
+// alone. See the test names for the promise attacked.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/safereconcile/safereconcile/acquire"
+	"github.com/safereconcile/safereconcile/lease"
+)
+
+// hDeep calls f n frames further down the stack.
+//
+//go:noinline
+func hDeep(n int, f func()) {
+	if n == 0 {
+		f()
+		return
+	}
+	hDeep(n-1, f)
+}
+
+// hEnsure is a function in the documented New/End shape: it acquires a Tentative and
+// returns what body returns. wrapped selects `defer func() { s.End(&err) }()`.
+func hEnsure(wrapped bool, body func() error) (l *lease.Lease[string], err error) {
+	s := acquire.New(context.Background())
+	if wrapped {
+		defer func() { s.End(&err) }()
+	} else {
+		defer s.End(&err)
+	}
+	l, err = acquire.Tentative(s, "forwarding-rule/fr-1",
+		func(context.Context) (string, error) { return "fr-1", nil },
+		func(context.Context, string) error { return nil })
+	if err != nil {
+		return l, err
+	}
+	return l, body()
+}
+
+// hNewScope makes the scope in a helper, which the doc says not to do.
+func hNewScope() *acquire.Scope { return acquire.New(context.Background()) }
+
+// hEnsureHelperNew is hEnsure with New called in a helper.
+func hEnsureHelperNew(body func()) (l *lease.Lease[string], err error) {
+	s := hNewScope()
+	defer s.End(&err)
+	l, err = acquire.Tentative(s, "forwarding-rule/fr-2",
+		func(context.Context) (string, error) { return "fr-2", nil },
+		func(context.Context, string) error { return nil })
+	if err != nil {
+		return l, err
+	}
+	body()
+	return l, nil
+}
+
+// hOnGoroutine runs f on a new goroutine and waits for it, whether it returns, panics
+// (the value is returned) or calls runtime.Goexit.
+func hOnGoroutine(f func()) (panicked any) {
+	done := make(chan any, 1)
+	go func() {
+		var p any
+		defer func() { done <- p }()
+		defer func() { p = recover() }()
+		f()
+	}()
+	return <-done
+}
+
+// Promise (Scope.End): "a panic or a runtime.Goexit ... that runs further up the stack, and
+// only calls that function from a deferred call of its own, is not [a failure]", at any depth.
+func TestHostileEndKeepsTentativeUnderUnrelatedGoexitAtAnyDepth(t *testing.T) {
+	for _, wrapped := range []bool{false, true} {
+		for depth := 0; depth < 40; depth++ {
+			var l *lease.Lease[string]
+			var err error
+			hOnGoroutine(func() {
+				defer hDeep(depth, func() { l, err = hEnsure(wrapped, func() error { return nil }) })
+				runtime.Goexit()
+			})
+			require.NoError(t, err)
+			require.NotNil(t, l)
+			assert.Equal(t, lease.Kept, l.State(), "wrapped=%v depth=%d", wrapped, depth)
+		}
+	}
+}
+
+// Same promise, for an unrelated panic further up the stack.
+func TestHostileEndKeepsTentativeUnderUnrelatedPanicAtAnyDepth(t *testing.T) {
+	for _, wrapped := range []bool{false, true} {
+		for depth := 0; depth < 40; depth++ {
+			var l *lease.Lease[string]
+			p := hOnGoroutine(func() {
+				defer hDeep(depth, func() { l, _ = hEnsure(wrapped, func() error { return nil }) })
+				panic("unrelated")
+			})
+			assert.Equal(t, "unrelated", p)
+			require.NotNil(t, l)
+			assert.Equal(t, lease.Kept, l.State(), "wrapped=%v depth=%d", wrapped, depth)
+		}
+	}
+}
+
+// The other side of the same promise: a Goexit or panic in the function's own body, at any
+// depth below it, fails the scope and releases the Tentative, also when an unrelated Goexit is
+// already unwinding further up.
+func TestHostileEndReleasesTentativeOnOwnGoexitAndPanicAtAnyDepth(t *testing.T) {
+	for _, wrapped := range []bool{false, true} {
+		for depth := 0; depth < 30; depth++ {
+			var l *lease.Lease[string]
+			var got *lease.Lease[string]
+			hOnGoroutine(func() {
+				s := acquire.New(context.Background())
+				var err error
+				if wrapped {
+					defer func() { s.End(&err) }()
+				} else {
+					defer s.End(&err)
+				}
+				got, _ = acquire.Tentative(s, "address/a-1",
+					func(context.Context) (string, error) { return "a-1", nil },
+					func(context.Context, string) error { return nil })
+				hDeep(depth, runtime.Goexit)
+			})
+			assert.Equal(t, lease.Released, got.State(), "own Goexit wrapped=%v depth=%d", wrapped, depth)
+
+			p := hOnGoroutine(func() {
+				defer hDeep(depth, func() {
+					hOnGoroutineInline(func() {
+						s := acquire.New(context.Background())
+						var err error
+						if wrapped {
+							defer func() { s.End(&err) }()
+						} else {
+							defer s.End(&err)
+						}
+						l, _ = acquire.Tentative(s, "address/a-2",
+							func(context.Context) (string, error) { return "a-2", nil },
+							func(context.Context, string) error { return nil })
+						hDeep(depth, func() { panic("own") })
+					})
+				})
+				runtime.Goexit()
+			})
+			assert.Nil(t, p)
+			assert.Equal(t, lease.Released, l.State(), "own panic under Goexit wrapped=%v depth=%d", wrapped, depth)
+		}
+	}
+}
+
+// hOnGoroutineInline runs f and swallows its panic, on the current goroutine.
+func hOnGoroutineInline(f func()) {
+	defer func() { _ = recover() }()
+	f()
+}
+
+// Promise: "a runtime.Goexit (t.FailNow in a test) that is running that function's deferred
+// calls is a failure; one that runs further up the stack ... is not". t.Cleanup after t.Skip is
+// such a call further up.
+func TestHostileEndKeepsTentativeInCleanupAfterSkip(t *testing.T) {
+	for _, wrapped := range []bool{false, true} {
+		var l *lease.Lease[string]
+		var err error
+		t.Run(fmt.Sprint("wrapped=", wrapped), func(t *testing.T) {
+			t.Cleanup(func() { l, err = hEnsure(wrapped, func() error { return nil }) })
+			t.Skip("hostile: skipping on purpose so that the cleanup runs under Goexit")
+		})
+		require.NoError(t, err)
+		require.NotNil(t, l)
+		assert.Equal(t, lease.Kept, l.State(), "wrapped=%v", wrapped)
+	}
+}
+
+// Doc: "Call New and defer End in the same function." When New is in a helper, a failure of
+// the function must still release its Tentative (a kept Tentative of a failed operation is the
+// #97740 leak): an error, a panic and a Goexit.
+func TestHostileNewInHelperStillReleasesOnFailure(t *testing.T) {
+	var l *lease.Lease[string]
+	p := hOnGoroutine(func() {
+		_, _ = hEnsureHelperNew(func() { panic("boom") })
+	})
+	assert.Equal(t, "boom", p)
+
+	hOnGoroutine(func() {
+		s := hNewScope()
+		var err error
+		defer s.End(&err)
+		l, _ = acquire.Tentative(s, "address/a-3",
+			func(context.Context) (string, error) { return "a-3", nil },
+			func(context.Context, string) error { return nil })
+		runtime.Goexit()
+	})
+	assert.Equal(t, lease.Released, l.State(), "Goexit with New in a helper")
+
+	hOnGoroutine(func() {
+		s := hNewScope()
+		var err error
+		defer s.End(&err)
+		l, _ = acquire.Tentative(s, "address/a-4",
+			func(context.Context) (string, error) { return "a-4", nil },
+			func(context.Context, string) error { return nil })
+		panic("boom")
+	})
+	assert.Equal(t, lease.Released, l.State(), "panic with New in a helper")
+}
+
+// A panic recovered inside the function before it returns is not a failure: the function
+// returned normally.
+func TestHostileEndRecoveredPanicIsSuccess(t *testing.T) {
+	l, err := hEnsure(false, func() error {
+		func() {
+			defer func() { _ = recover() }()
+			panic("handled")
+		}()
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, lease.Kept, l.State())
+}
+
+// Promise (OnOrphan): "A panic in fn is treated as a panic in that release: the other releases
+// still run, and then Run or End raises it again, unless the operation itself panicked, whose
+// panic then continues with its own value."
+func TestHostilePanickingOnOrphan(t *testing.T) {
+	for _, fnPanics := range []bool{false, true} {
+		t.Run(fmt.Sprint("fnPanics=", fnPanics), func(t *testing.T) {
+			var released []string
+			var heard []string
+			p := hOnGoroutine(func() {
+				_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+					s.Defer("address/first", func(context.Context) error {
+						released = append(released, "first")
+						return errors.New("first failed")
+					})
+					s.Defer("address/second", func(context.Context) error {
+						released = append(released, "second")
+						return errors.New("second failed")
+					})
+					if fnPanics {
+						panic("fn")
+					}
+					return nil
+				}, acquire.OnOrphan(func(_ context.Context, e *lease.OrphanError) {
+					heard = append(heard, e.Name)
+					panic("onorphan " + e.Name)
+				}))
+			})
+			assert.Equal(t, []string{"second", "first"}, released)
+			assert.Equal(t, []string{"address/second", "address/first"}, heard)
+			if fnPanics {
+				assert.Equal(t, "fn", p)
+			} else {
+				assert.Equal(t, "onorphan address/second", p)
+			}
+		})
+	}
+}
+
+// Same promise through New/End.
+func TestHostilePanickingOnOrphanWithEnd(t *testing.T) {
+	for _, fnPanics := range []bool{false, true} {
+		var heard int
+		var released int
+		p := hOnGoroutine(func() {
+			var err error
+			s := acquire.New(context.Background(), acquire.OnOrphan(func(context.Context, *lease.OrphanError) {
+				heard++
+				panic("onorphan")
+			}))
+			defer s.End(&err)
+			s.Defer("address/x", func(context.Context) error { released++; return errors.New("no") })
+			s.Defer("address/y", func(context.Context) error { released++; return errors.New("no") })
+			if fnPanics {
+				panic("fn")
+			}
+		})
+		assert.Equal(t, 2, released)
+		assert.Equal(t, 2, heard)
+		if fnPanics {
+			assert.Equal(t, "fn", p)
+		} else {
+			assert.Equal(t, "onorphan", p)
+		}
+	}
+}
+
+// The release context (issue 11): a release that derives context.WithTimeout(ctx, d), as a
+// cloud SDK does, starts no goroutine, and the derived context still ends with the release's
+// own deadline.
+func TestHostileDerivedReleaseContextStartsNoGoroutine(t *testing.T) {
+	var before, during int
+	var stacks string
+	var derivedErr error
+	var deadlineOK bool
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		s.Defer("address/a", func(ctx context.Context) error {
+			before = runtime.NumGoroutine()
+			dctx, cancel := context.WithTimeout(ctx, time.Hour)
+			defer cancel()
+			c2, cancel2 := context.WithCancel(dctx)
+			defer cancel2()
+			stop := context.AfterFunc(c2, func() {})
+			defer stop()
+			during = runtime.NumGoroutine()
+			buf := make([]byte, 1<<20)
+			stacks = string(buf[:runtime.Stack(buf, true)])
+			d, ok := dctx.Deadline()
+			rd, rok := ctx.Deadline()
+			deadlineOK = ok && rok && !d.After(rd)
+			<-c2.Done() // the release's own deadline ends the derived context
+			derivedErr = c2.Err()
+			return nil
+		})
+		return nil
+	}, acquire.ReleaseTimeout(20*time.Millisecond))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, during, before, "goroutines inside a release before and after it derived contexts")
+	assert.NotContains(t, stacks, "context.(*cancelCtx).propagateCancel", "the standard library watches the release context with a goroutine")
+	assert.True(t, deadlineOK, "the derived deadline is bounded by the release's")
+	assert.ErrorIs(t, derivedErr, context.DeadlineExceeded)
+}
+
+// Promise: "a cancelled or expired operation still releases what it acquired", with the
+// scope's values, each release with its own deadline "counted from the moment that release
+// starts".
+func TestHostileReleasesUnderCancelledParentWithPerReleaseDeadline(t *testing.T) {
+	type key struct{}
+	parent, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "trace-1"))
+	const d = 30 * time.Millisecond
+	var firstEnded, secondDeadline time.Time
+	var secondErr error
+	var secondVal any
+	err := acquire.Run(parent, func(ctx context.Context, s *acquire.Scope) error {
+		s.Defer("address/older", func(ctx context.Context) error {
+			secondErr = ctx.Err()
+			secondDeadline, _ = ctx.Deadline()
+			secondVal = ctx.Value(key{})
+			return nil
+		})
+		s.Defer("address/newer", func(ctx context.Context) error {
+			<-ctx.Done() // uses its whole budget
+			firstEnded = time.Now()
+			return nil
+		})
+		cancel()
+		return ctx.Err()
+	}, acquire.ReleaseTimeout(d))
+	require.ErrorIs(t, err, context.Canceled)
+	assert.NoError(t, secondErr)
+	assert.Equal(t, "trace-1", secondVal)
+	assert.True(t, secondDeadline.After(firstEnded), "second release's deadline %v is not after the first release ended %v", secondDeadline, firstEnded)
+}
+
+// Promise: releases run "one at a time, newest first", Temporary, Tentative and Defer on one
+// stack, and Tentative released on error.
+func TestHostileLIFOAcrossKindsOnError(t *testing.T) {
+	var order []string
+	rel := func(name string) func(context.Context, string) error {
+		return func(context.Context, string) error { order = append(order, name); return nil }
+	}
+	get := func(v string) func(context.Context) (string, error) {
+		return func(context.Context) (string, error) { return v, nil }
+	}
+	boom := errors.New("boom")
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		_, _ = acquire.Temporary(s, "address/1", get("1"), rel("1"))
+		s.Defer("cleanup/2", func(context.Context) error { order = append(order, "2"); return nil })
+		_, _ = acquire.Tentative(s, "forwarding-rule/3", get("3"), rel("3"))
+		_, _ = acquire.Temporary(s, "address/4", get("4"), rel("4"))
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	assert.Equal(t, []string{"4", "3", "2", "1"}, order)
+}
+
+// Promise: after the end, Temporary and Tentative do not call acquire and report ErrEnded;
+// "an acquisition that was already running when the scope ended is released as soon as it
+// returns, and reports ErrEnded too", its failure going to OnOrphan.
+func TestHostileAcquisitionRacingTheEnd(t *testing.T) {
+	var leaked *acquire.Scope
+	started := make(chan struct{})
+	proceed := make(chan struct{})
+	var releases atomic.Int32
+	var heard atomic.Int32
+	type result struct {
+		l   *lease.Lease[string]
+		err error
+	}
+	res := make(chan result, 1)
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		leaked = s
+		go func() {
+			l, err := acquire.Temporary(s, "address/late",
+				func(context.Context) (string, error) { close(started); <-proceed; return "late", nil },
+				func(context.Context, string) error { releases.Add(1); return errors.New("cannot") })
+			res <- result{l, err}
+		}()
+		<-started
+		return nil
+	}, acquire.OnOrphan(func(context.Context, *lease.OrphanError) { heard.Add(1) }))
+	require.NoError(t, err)
+	close(proceed)
+	r := <-res
+	require.ErrorIs(t, r.err, acquire.ErrEnded)
+	assert.Equal(t, int32(1), releases.Load(), "released as soon as it returned")
+	assert.Equal(t, int32(1), heard.Load(), "its failed release reaches OnOrphan")
+	if r.l != nil {
+		assert.NotEqual(t, lease.Held, r.l.State())
+	}
+
+	called := false
+	_, err = acquire.Tentative(leaked, "address/after",
+		func(context.Context) (string, error) { called = true; return "", nil },
+		func(context.Context, string) error { return nil })
+	require.ErrorIs(t, err, acquire.ErrEnded)
+	assert.False(t, called, "acquire called after the end")
+}
+
+// Promise: "After the scope has ended, Defer runs release at once ... and reports a failure to
+// the OnOrphan handler."
+func TestHostileDeferAfterEndRunsAtOnceAndReports(t *testing.T) {
+	var heard []string
+	var leaked *acquire.Scope
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		leaked = s
+		return nil
+	}, acquire.OnOrphan(func(_ context.Context, e *lease.OrphanError) { heard = append(heard, e.Name) }))
+	require.NoError(t, err)
+	ran := false
+	var rctxErr error
+	var hasDeadline bool
+	leaked.Defer("firewall/late", func(ctx context.Context) error {
+		ran = true
+		rctxErr = ctx.Err()
+		_, hasDeadline = ctx.Deadline()
+		return errors.New("denied")
+	})
+	assert.True(t, ran)
+	assert.NoError(t, rctxErr)
+	assert.True(t, hasDeadline, "a late Defer still has a deadline")
+	assert.Equal(t, []string{"firewall/late"}, heard)
+}
+
+// Promise: "A Scope is safe for concurrent use by goroutines started inside the operation",
+// each release exactly once, LIFO by registration.
+func TestHostileConcurrentAcquisitionsInsideFn(t *testing.T) {
+	const n = 64
+	var released [n]atomic.Int32
+	boom := errors.New("boom")
+	var leases [n]*lease.Lease[int]
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		var wg sync.WaitGroup
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				acq := acquire.Temporary[int]
+				if i%2 == 1 {
+					acq = acquire.Tentative[int]
+				}
+				l, err := acq(s, fmt.Sprintf("address/a-%d", i),
+					func(context.Context) (int, error) { return i, nil },
+					func(_ context.Context, v int) error { released[v].Add(1); return nil })
+				if err == nil {
+					leases[i] = l
+				}
+				if i%3 == 0 {
+					s.Defer(fmt.Sprintf("cleanup/c-%d", i), func(context.Context) error { return nil })
+				}
+			}(i)
+		}
+		wg.Wait()
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	for i := 0; i < n; i++ {
+		assert.Equal(t, int32(1), released[i].Load(), "lease %d", i)
+		assert.Equal(t, lease.Released, leases[i].State())
+	}
+}
+
+// Promise (Run): Goexit in fn fails the scope (Tentative released) and Goexit continues.
+func TestHostileRunGoexitReleasesTentativeAndContinues(t *testing.T) {
+	var l *lease.Lease[string]
+	after := false
+	hOnGoroutine(func() {
+		_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+			l, _ = acquire.Tentative(s, "address/g",
+				func(context.Context) (string, error) { return "g", nil },
+				func(context.Context, string) error { return nil })
+			runtime.Goexit()
+			return nil
+		})
+		after = true
+	})
+	assert.False(t, after, "Goexit did not continue past Run")
+	assert.Equal(t, lease.Released, l.State())
+}
+
+// Promise: a release may call the lease's own Release with the context it was given; it
+// returns an error wrapping lease.ErrInProgress at once, also through acquire's release
+// context and a context derived from it, and also from a goroutine the release starts.
+func TestHostileReleaseReenteredThroughScope(t *testing.T) {
+	for _, how := range []string{"same", "derived", "goroutine"} {
+		t.Run(how, func(t *testing.T) {
+			var l *lease.Lease[string]
+			var inner error
+			err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+				var err error
+				l, err = acquire.Temporary(s, "address/self",
+					func(context.Context) (string, error) { return "self", nil },
+					func(ctx context.Context, _ string) error {
+						switch how {
+						case "same":
+							inner = l.Release(ctx)
+						case "derived":
+							dctx, cancel := context.WithTimeout(ctx, time.Minute)
+							defer cancel()
+							inner = l.Release(dctx)
+						case "goroutine":
+							done := make(chan error)
+							go func() { done <- l.Release(ctx) }()
+							inner = <-done
+						}
+						return nil
+					})
+				return err
+			})
+			require.NoError(t, err)
+			assert.ErrorIs(t, inner, lease.ErrInProgress)
+			assert.Equal(t, lease.Released, l.State())
+		})
+	}
+}
+
+// Misuse: every nil the doc names panics with an "acquire:" message, before calling anything.
+func TestHostileNilInputsPanicWithPrefix(t *testing.T) {
+	called := false
+	acq := func(context.Context) (int, error) { called = true; return 1, nil }
+	rel := func(context.Context, int) error { called = true; return nil }
+	fn := func(context.Context, *acquire.Scope) error { called = true; return nil }
+	var nilScope *acquire.Scope
+	live := acquire.New(context.Background())
+	var nilCtx context.Context
+	tests := []struct {
+		give string
+		f    func()
+	}{
+		{"Run nil ctx", func() { _ = acquire.Run(nilCtx, fn) }},
+		{"Run nil fn", func() { _ = acquire.Run(context.Background(), nil) }},
+		{"Run nil option", func() { _ = acquire.Run(context.Background(), fn, nil) }},
+		{"Run nil option after good", func() { _ = acquire.Run(context.Background(), fn, acquire.ReleaseTimeout(time.Second), nil) }},
+		{"New nil ctx", func() { acquire.New(nilCtx) }},
+		{"New nil option", func() { acquire.New(context.Background(), nil) }},
+		{"Temporary nil scope", func() { _, _ = acquire.Temporary(nilScope, "a/b", acq, rel) }},
+		{"Tentative nil scope", func() { _, _ = acquire.Tentative(nilScope, "a/b", acq, rel) }},
+		{"Temporary nil acquire", func() { _, _ = acquire.Temporary[int](live, "a/b", nil, rel) }},
+		{"Temporary nil release", func() { _, _ = acquire.Temporary(live, "a/b", acq, nil) }},
+		{"Tentative nil release", func() { _, _ = acquire.Tentative(live, "a/b", acq, nil) }},
+		{"Defer nil scope", func() { nilScope.Defer("a/b", func(context.Context) error { return nil }) }},
+		{"Defer nil release", func() { live.Defer("a/b", nil) }},
+		{"End nil scope", func() { var err error; nilScope.End(&err) }},
+		{"ReleaseTimeout zero", func() { acquire.ReleaseTimeout(0) }},
+		{"ReleaseTimeout negative", func() { acquire.ReleaseTimeout(-time.Second) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.give, func(t *testing.T) {
+			p := func() (p any) {
+				defer func() { p = recover() }()
+				tt.f()
+				return nil
+			}()
+			require.NotNil(t, p)
+			msg := fmt.Sprint(p)
+			if e, ok := p.(error); ok {
+				msg = e.Error()
+			}
+			assert.True(t, strings.HasPrefix(msg, "acquire:"), "panic %q", msg)
+			assert.False(t, called, "something was called before the panic")
+		})
+	}
+	var err error
+	live.End(&err)
+	require.NoError(t, err)
+	// OnOrphan(nil) is ignored.
+	err = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		s.Defer("a/b", func(context.Context) error { return errors.New("x") })
+		return nil
+	}, acquire.OnOrphan(nil))
+	var oe *lease.OrphanError
+	assert.ErrorAs(t, err, &oe)
+}

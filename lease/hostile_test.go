@@ -1,0 +1,462 @@
+package lease_test
+
+// Hostile tests: each one attacks a promise of lease's documentation, written from the docs
+// alone. See the test names for the promise attacked.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/safereconcile/safereconcile/lease"
+)
+
+func hNop(context.Context, string) error { return nil }
+
+// hWaitUntil retries cond, yielding the processor, until it holds; it fails the test if it
+// never does within many tries. It never sleeps as an assertion.
+func hWaitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 200000; i++ {
+		if cond() {
+			return
+		}
+		runtime.Gosched()
+		if i > 1000 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	t.Fatalf("never: %s", what)
+}
+
+// hGoroutinesIn counts the goroutines whose stack mentions fn.
+func hGoroutinesIn(fn string) int {
+	buf := make([]byte, 1<<20)
+	n := 0
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, fn) {
+			n++
+		}
+	}
+	return n
+}
+
+// Promise: "A Release from inside it, with the context it was given or one derived from it,
+// returns at once an error wrapping ErrInProgress", "the outer call returns that [outcome]".
+func TestHostileReleaseReenteredFromItsOwnReleaseFunction(t *testing.T) {
+	type key struct{}
+	derive := map[string]func(context.Context) (context.Context, context.CancelFunc){
+		"same": func(ctx context.Context) (context.Context, context.CancelFunc) { return ctx, func() {} },
+		"timeout": func(ctx context.Context) (context.Context, context.CancelFunc) {
+			return context.WithTimeout(ctx, time.Minute)
+		},
+		"value": func(ctx context.Context) (context.Context, context.CancelFunc) {
+			return context.WithValue(ctx, key{}, 1), func() {}
+		},
+		"withoutcancel": func(ctx context.Context) (context.Context, context.CancelFunc) {
+			return context.WithCancel(context.WithoutCancel(ctx))
+		},
+	}
+	for name, d := range derive {
+		for _, outerFails := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/outerFails=%v", name, outerFails), func(t *testing.T) {
+				var l *lease.Lease[string]
+				var inner error
+				var stateInside lease.State
+				calls := 0
+				l = lease.New("address/self", "self", func(ctx context.Context, _ string) error {
+					calls++
+					c, cancel := d(ctx)
+					defer cancel()
+					inner = l.Release(c)
+					stateInside = l.State()
+					if outerFails {
+						return errors.New("cloud said no")
+					}
+					return nil
+				})
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				err := l.Release(ctx)
+				assert.ErrorIs(t, inner, lease.ErrInProgress)
+				assert.Equal(t, lease.Held, stateInside)
+				assert.Equal(t, 1, calls)
+				if outerFails {
+					var oe *lease.OrphanError
+					require.ErrorAs(t, err, &oe)
+					assert.Equal(t, lease.Orphaned, l.State())
+				} else {
+					require.NoError(t, err)
+					assert.Equal(t, lease.Released, l.State())
+				}
+			})
+		}
+	}
+}
+
+// Same promise from a goroutine the release function starts with its context, and waits for.
+func TestHostileReleaseReenteredFromGoroutineOfItsReleaseFunction(t *testing.T) {
+	var l *lease.Lease[string]
+	var inner error
+	l = lease.New("address/self", "self", func(ctx context.Context, _ string) error {
+		done := make(chan error)
+		go func() {
+			c, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			done <- l.Release(c)
+		}()
+		inner = <-done
+		return nil
+	})
+	require.NoError(t, l.Release(context.Background()))
+	assert.ErrorIs(t, inner, lease.ErrInProgress)
+	assert.Equal(t, lease.Released, l.State())
+}
+
+// The context marks this lease's release, not "some release": a release function of one lease
+// that releases another lease (a forwarding rule releasing its address) must really release it,
+// and a cycle back to the first lease gets ErrInProgress.
+func TestHostileReleaseOfAnotherLeaseFromAReleaseFunction(t *testing.T) {
+	var a, b *lease.Lease[string]
+	var bErr, aFromB error
+	b = lease.New("address/b", "b", func(ctx context.Context, _ string) error {
+		aFromB = a.Release(ctx)
+		return nil
+	})
+	a = lease.New("forwarding-rule/a", "a", func(ctx context.Context, _ string) error {
+		bErr = b.Release(ctx)
+		return nil
+	})
+	require.NoError(t, a.Release(context.Background()))
+	assert.NoError(t, bErr, "releasing another lease from a release function")
+	assert.Equal(t, lease.Released, b.State())
+	assert.ErrorIs(t, aFromB, lease.ErrInProgress)
+	assert.Equal(t, lease.Released, a.State())
+}
+
+// A context that came from an earlier, finished release is not "inside" the release function
+// any more: a later retry with it must try again, not report ErrInProgress.
+func TestHostileRetryWithContextOfAFinishedRelease(t *testing.T) {
+	var saved context.Context
+	calls := 0
+	l := lease.New("address/retry", "retry", func(ctx context.Context, _ string) error {
+		calls++
+		if saved == nil {
+			saved = ctx
+			return errors.New("transient")
+		}
+		return nil
+	})
+	require.Error(t, l.Release(context.Background()))
+	require.Equal(t, lease.Orphaned, l.State())
+	err := l.Release(saved)
+	require.NoError(t, err)
+	assert.Equal(t, 2, calls)
+	assert.Equal(t, lease.Released, l.State())
+}
+
+// Promise: "A Release that finds another in progress waits for it, however long the other's
+// context allows, and returns that call's result instead of calling the release function a
+// second time" — also when the waiter's own context is already cancelled.
+func TestHostileConcurrentReleaseGetsTheWinnersResult(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		t.Run(fmt.Sprint("fail=", fail), func(t *testing.T) {
+			started := make(chan struct{})
+			proceed := make(chan struct{})
+			var calls atomic.Int32
+			cause := errors.New("quota exceeded")
+			l := lease.New("address/race", "race", func(context.Context, string) error {
+				calls.Add(1)
+				close(started)
+				<-proceed
+				if fail {
+					return cause
+				}
+				return nil
+			})
+			winner := make(chan error, 1)
+			go func() { winner <- l.Release(context.Background()) }()
+			<-started
+			const waiters = 4
+			before := hGoroutinesIn("lease.(*Lease[...]).Release")
+			results := make(chan error, waiters)
+			for i := 0; i < waiters; i++ {
+				go func() {
+					ctx, cancel := context.WithCancel(context.Background())
+					cancel() // the waiter's own context does not bound the wait
+					results <- l.Release(ctx)
+				}()
+			}
+			hWaitUntil(t, "every waiter is inside Release", func() bool {
+				return hGoroutinesIn("lease.(*Lease[...]).Release") >= before+waiters
+			})
+			close(proceed)
+			werr := <-winner
+			for i := 0; i < waiters; i++ {
+				err := <-results
+				if fail {
+					var oe *lease.OrphanError
+					require.ErrorAs(t, err, &oe)
+					assert.ErrorIs(t, err, cause)
+					assert.Equal(t, "address/race", oe.Name)
+				} else {
+					assert.NoError(t, err)
+				}
+			}
+			if fail {
+				assert.ErrorIs(t, werr, cause)
+				assert.Equal(t, lease.Orphaned, l.State())
+			} else {
+				assert.NoError(t, werr)
+				assert.Equal(t, lease.Released, l.State())
+			}
+			assert.Equal(t, int32(1), calls.Load())
+		})
+	}
+}
+
+// Promise (Keep): "While a release is in progress, Keep only takes effect if that release
+// fails: ... the lease becomes Released; one that was not becomes Kept instead of Orphaned,
+// and that Release returns nil." Keep never blocks.
+func TestHostileKeepDuringRelease(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		t.Run(fmt.Sprint("fail=", fail), func(t *testing.T) {
+			started := make(chan struct{})
+			proceed := make(chan struct{})
+			calls := 0
+			l := lease.New("address/k", "k", func(context.Context, string) error {
+				calls++
+				close(started)
+				<-proceed
+				if fail {
+					return errors.New("no")
+				}
+				return nil
+			})
+			res := make(chan error, 1)
+			go func() { res <- l.Release(context.Background()) }()
+			<-started
+			l.Keep() // must not block while the release function is blocked
+			assert.Equal(t, lease.Held, l.State(), "state while in progress")
+			close(proceed)
+			err := <-res
+			require.NoError(t, err)
+			if fail {
+				assert.Equal(t, lease.Kept, l.State())
+			} else {
+				assert.Equal(t, lease.Released, l.State())
+			}
+			require.NoError(t, l.Release(context.Background()))
+			assert.Equal(t, 1, calls)
+		})
+	}
+}
+
+// Promise: "When the release function panics, the lease becomes Orphaned ... and the panic
+// continues"; a later Release tries again; Value stays available.
+func TestHostilePanickingReleaseOrphansAndRetries(t *testing.T) {
+	calls := 0
+	l := lease.New("address/p", "p", func(context.Context, string) error {
+		calls++
+		if calls == 1 {
+			panic("sdk bug")
+		}
+		return nil
+	})
+	p := func() (p any) {
+		defer func() { p = recover() }()
+		_ = l.Release(context.Background())
+		return nil
+	}()
+	assert.Equal(t, "sdk bug", p)
+	assert.Equal(t, lease.Orphaned, l.State())
+	assert.Equal(t, "p", l.Value())
+	require.NoError(t, l.Release(context.Background()))
+	assert.Equal(t, lease.Released, l.State())
+	assert.Equal(t, 2, calls)
+}
+
+// Promise (Add): panics with "lease:" for nil and a nil *Lease, and the ledger is unchanged.
+func TestHostileLedgerAddNil(t *testing.T) {
+	var g lease.Ledger
+	held := lease.New("address/h", "h", hNop)
+	g.Add(held)
+	for _, give := range []lease.Tracked{nil, (*lease.Lease[string])(nil), (*lease.Lease[int])(nil)} {
+		p := func() (p any) {
+			defer func() { p = recover() }()
+			g.Add(give)
+			return nil
+		}()
+		require.NotNil(t, p, "Add(%#v)", give)
+		assert.True(t, strings.HasPrefix(fmt.Sprint(p), "lease:"), "panic %v", p)
+	}
+	assert.Equal(t, []lease.Tracked{held}, g.Outstanding())
+}
+
+// hTracked is a Tracked whose state the test sets.
+type hTracked struct {
+	name  string
+	state atomic.Uint32
+}
+
+func (h *hTracked) Name() string       { return h.name }
+func (h *hTracked) State() lease.State { return lease.State(h.state.Load()) }
+func (h *hTracked) set(s lease.State)  { h.state.Store(uint32(s)) }
+func hNewTracked(name string, s lease.State) *hTracked {
+	h := &hTracked{name: name}
+	h.set(s)
+	return h
+}
+
+// hNames lists the names of ts.
+func hNames(ts []lease.Tracked) []string {
+	out := []string{}
+	for _, t := range ts {
+		out = append(out, t.Name())
+	}
+	return out
+}
+
+// Promise (Outstanding): "The result depends only on the states and names of the leases added,
+// in their order: never on when the ledger dropped what was no longer outstanding." Here the
+// recovering lease is Released (and so droppable) while the earlier lease of its name is still
+// Held; that one becomes Orphaned only later, after many unrelated Adds.
+func TestHostileLedgerRecoveryIndependentOfUnrelatedAdds(t *testing.T) {
+	for _, unrelated := range []int{0, 1, 7, 100, 5000} {
+		t.Run(fmt.Sprint("unrelated=", unrelated), func(t *testing.T) {
+			var g lease.Ledger
+			first := hNewTracked("address/x", lease.Held)
+			g.Add(first)
+			retry := hNewTracked("address/x", lease.Held)
+			g.Add(retry)
+			retry.set(lease.Released)
+			for i := 0; i < unrelated; i++ {
+				g.Add(hNewTracked(fmt.Sprintf("address/u-%d", i), lease.Released))
+			}
+			first.set(lease.Orphaned)
+			assert.Empty(t, g.Outstanding(), "the Orphaned address/x was recovered by the later Released one")
+
+			// A Released lease added before an orphan of the same name does not recover it.
+			var h lease.Ledger
+			early := hNewTracked("address/y", lease.Released)
+			h.Add(early)
+			for i := 0; i < unrelated; i++ {
+				h.Add(hNewTracked(fmt.Sprintf("address/v-%d", i), lease.Released))
+			}
+			late := hNewTracked("address/y", lease.Orphaned)
+			h.Add(late)
+			for i := 0; i < unrelated; i++ {
+				h.Add(hNewTracked(fmt.Sprintf("address/w-%d", i), lease.Released))
+			}
+			assert.Equal(t, []string{"address/y"}, hNames(h.Outstanding()))
+		})
+	}
+}
+
+// Same promise, with Outstanding called (and so dropping) between the steps.
+func TestHostileLedgerRecoveryIndependentOfOutstandingCalls(t *testing.T) {
+	var g lease.Ledger
+	first := hNewTracked("address/x", lease.Held)
+	g.Add(first)
+	retry := hNewTracked("address/x", lease.Held)
+	g.Add(retry)
+	assert.Equal(t, []string{"address/x", "address/x"}, hNames(g.Outstanding()))
+	retry.set(lease.Released)
+	assert.Equal(t, []string{"address/x"}, hNames(g.Outstanding()))
+	first.set(lease.Orphaned)
+	assert.Empty(t, g.Outstanding())
+}
+
+// hHeap returns the live heap after a full collection.
+func hHeap() uint64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// Promise (Ledger): "Its memory follows what is outstanding, not what it ever saw ... a burst
+// of leases costs nothing once they are released". Measured as retained heap after GC, with
+// one lease Held throughout and after a burst of orphans that a retry recovered.
+func TestHostileLedgerMemoryAfterBurst(t *testing.T) {
+	const burst = 50000
+	var g lease.Ledger
+	keep := lease.New("address/long-lived", "x", hNop)
+	g.Add(keep)
+	base := hHeap()
+
+	ctx := context.Background()
+	for i := 0; i < burst; i++ {
+		l := lease.New("address/b", "b", hNop)
+		g.Add(l)
+		_ = l.Release(ctx)
+	}
+	afterReleased := hHeap()
+
+	// A burst of orphans, each recovered by a later Released lease of the same name.
+	fail := func(context.Context, string) error { return errors.New("no") }
+	for i := 0; i < burst; i++ {
+		name := fmt.Sprintf("address/o-%d", i)
+		o := lease.New(name, "o", fail)
+		g.Add(o)
+		_ = o.Release(ctx)
+		r := lease.New(name, "r", hNop)
+		g.Add(r)
+		_ = r.Release(ctx)
+	}
+	afterRecovered := hHeap()
+
+	// A burst of Released leases that share the name of a lease still Held: one of them is
+	// enough to recover that lease should it be orphaned later, so the rest cost nothing.
+	same := lease.New("address/same", "s", hNop)
+	g.Add(same)
+	for i := 0; i < burst; i++ {
+		l := lease.New("address/same", "b", hNop)
+		g.Add(l)
+		_ = l.Release(ctx)
+	}
+	afterSameName := hHeap()
+	require.NoError(t, same.Release(ctx))
+	out := g.Outstanding()
+	runtime.KeepAlive(&g)
+
+	assert.Equal(t, []string{"address/long-lived"}, hNames(out))
+	t.Logf("retained after bursts of %d: released %d B, recovered orphans %d B, same name %d B",
+		burst, int64(afterReleased)-int64(base), int64(afterRecovered)-int64(base), int64(afterSameName)-int64(base))
+	const slack = 1 << 20 // far below what 200k retained entries would cost
+	assert.Less(t, int64(afterReleased)-int64(base), int64(slack), "heap retained after a released burst: %d bytes", int64(afterReleased)-int64(base))
+	assert.Less(t, int64(afterRecovered)-int64(base), int64(slack), "heap retained after a recovered orphan burst: %d bytes", int64(afterRecovered)-int64(base))
+	assert.Less(t, int64(afterSameName)-int64(base), int64(slack), "heap retained after a released burst sharing a held lease's name: %d bytes", int64(afterSameName)-int64(base))
+}
+
+// A Ledger is safe for concurrent use: Adds, releases and Outstanding from many goroutines.
+func TestHostileLedgerConcurrent(t *testing.T) {
+	var g lease.Ledger
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 500; i++ {
+				l := lease.New(fmt.Sprintf("address/%d-%d", w, i), i, func(context.Context, int) error { return nil })
+				g.Add(l)
+				if i%50 == 0 {
+					_ = g.Outstanding()
+				}
+				_ = l.Release(context.Background())
+			}
+		}(w)
+	}
+	wg.Wait()
+	assert.Empty(t, g.Outstanding())
+}
