@@ -603,3 +603,389 @@ func TestHostileNilInputsPanicWithPrefix(t *testing.T) {
 	var oe *lease.OrphanError
 	assert.ErrorAs(t, err, &oe)
 }
+
+// hGuard waits for done, failing the test if it never comes: a guard against a deadlock,
+// never an assertion about time.
+func hGuard(t *testing.T, what string, done <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("deadlock: %s never returned", what)
+	}
+}
+
+// A release function that uses its own scope while the scope is ending (it acquires or defers
+// one more cleanup) must not deadlock: the doc says acquisitions after the end report ErrEnded
+// and a Defer after the end runs at once.
+func TestHostileScopeUsedFromItsOwnRelease(t *testing.T) {
+	var tempErr error
+	var deferred, acquired bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+			s.Defer("cleanup/outer", func(context.Context) error {
+				_, tempErr = acquire.Temporary(s, "address/during-end",
+					func(context.Context) (string, error) { acquired = true; return "x", nil },
+					func(context.Context, string) error { return nil })
+				s.Defer("cleanup/inner", func(context.Context) error { deferred = true; return nil })
+				return nil
+			})
+			return nil
+		})
+	}()
+	hGuard(t, "Run whose release uses its scope", done)
+	assert.ErrorIs(t, tempErr, acquire.ErrEnded)
+	assert.False(t, acquired)
+	assert.True(t, deferred, "a Defer from a release ran")
+}
+
+// Doc: the scope fails only when fn returns an error, panics or calls Goexit: an orphaned
+// Temporary does not make a successful scope release its Tentative.
+func TestHostileOrphanDoesNotFailTheScope(t *testing.T) {
+	var tent *lease.Lease[string]
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		var err error
+		tent, err = acquire.Tentative(s, "forwarding-rule/fr",
+			func(context.Context) (string, error) { return "fr", nil },
+			func(context.Context, string) error { return nil })
+		if err != nil {
+			return err
+		}
+		_, err = acquire.Temporary(s, "address/tmp",
+			func(context.Context) (string, error) { return "a", nil },
+			func(context.Context, string) error { return errors.New("denied") })
+		return err
+	})
+	var oe *lease.OrphanError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, "address/tmp", oe.Name)
+	assert.Equal(t, lease.Kept, tent.State())
+}
+
+// Promise (lease): at most one successful release. A Temporary released by hand inside fn is
+// not released again at the end; one whose hand release failed is retried by the end, and a
+// successful retry leaves no orphan.
+func TestHostileHandReleaseInsideScope(t *testing.T) {
+	for _, firstFails := range []bool{false, true} {
+		calls := 0
+		var l *lease.Lease[string]
+		var heard int
+		err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+			var err error
+			l, err = acquire.Temporary(s, "address/h",
+				func(context.Context) (string, error) { return "h", nil },
+				func(context.Context, string) error {
+					calls++
+					if firstFails && calls == 1 {
+						return errors.New("once")
+					}
+					return nil
+				})
+			if err != nil {
+				return err
+			}
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			defer cancel()
+			_ = l.Release(rctx)
+			return nil
+		}, acquire.OnOrphan(func(context.Context, *lease.OrphanError) { heard++ }))
+		require.NoError(t, err, "firstFails=%v", firstFails)
+		assert.Equal(t, lease.Released, l.State())
+		want := 1
+		if firstFails {
+			want = 2
+		}
+		assert.Equal(t, want, calls, "firstFails=%v", firstFails)
+		assert.Zero(t, heard)
+	}
+}
+
+// Keep on a Temporary takes it out of the scope's hands, on every path.
+func TestHostileKeepTemporaryOnFailure(t *testing.T) {
+	called := false
+	var l *lease.Lease[string]
+	p := hOnGoroutine(func() {
+		_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+			l, _ = acquire.Temporary(s, "address/mine-now",
+				func(context.Context) (string, error) { return "m", nil },
+				func(context.Context, string) error { called = true; return nil })
+			l.Keep()
+			panic("after keep")
+		})
+	})
+	assert.Equal(t, "after keep", p)
+	assert.False(t, called)
+	assert.Equal(t, lease.Kept, l.State())
+}
+
+// ReleaseTimeout bounds each release "counted from the moment that release starts": a huge
+// bound must not overflow into a deadline in the past.
+func TestHostileHugeReleaseTimeout(t *testing.T) {
+	for _, d := range []time.Duration{1<<63 - 1, 1 << 62, 200 * 365 * 24 * time.Hour} {
+		var rerr error
+		var deadline time.Time
+		var ok bool
+		start := time.Now()
+		err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+			s.Defer("address/a", func(ctx context.Context) error {
+				rerr = ctx.Err()
+				deadline, ok = ctx.Deadline()
+				return nil
+			})
+			return nil
+		}, acquire.ReleaseTimeout(d))
+		require.NoError(t, err)
+		assert.NoError(t, rerr, "d=%v", d)
+		assert.True(t, ok)
+		assert.True(t, deadline.After(start), "d=%v gives deadline %v", d, deadline)
+	}
+}
+
+// OnOrphan's context "is not cancelled and carries the scope's values", also when the
+// operation's context was cancelled; errp may be nil and OnOrphan still hears.
+func TestHostileOnOrphanContextAndNilErrp(t *testing.T) {
+	type key struct{}
+	parent, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
+	cancel()
+	var got []any
+	var errs []error
+	s := acquire.New(parent, acquire.OnOrphan(func(ctx context.Context, e *lease.OrphanError) {
+		got = append(got, ctx.Value(key{}))
+		errs = append(errs, ctx.Err())
+	}))
+	s.Defer("address/a", func(context.Context) error { return errors.New("no") })
+	s.End(nil)
+	s.End(nil) // calls after the first do nothing
+	assert.Equal(t, []any{"v"}, got)
+	assert.Equal(t, []error{nil}, errs)
+}
+
+// Promise (End): a non-nil *errp is a failure: Tentatives are released and the orphans are
+// appended to the operation's own error, both reachable with errors.Is.
+func TestHostileEndAppendsOrphansToError(t *testing.T) {
+	cause := errors.New("health check failed")
+	denied := errors.New("denied")
+	var tent *lease.Lease[string]
+	err := func() (err error) {
+		s := acquire.New(context.Background())
+		defer s.End(&err)
+		tent, _ = acquire.Tentative(s, "backend-service/bs",
+			func(context.Context) (string, error) { return "bs", nil },
+			func(context.Context, string) error { return denied })
+		return cause
+	}()
+	assert.ErrorIs(t, err, cause)
+	assert.ErrorIs(t, err, denied)
+	var oe *lease.OrphanError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, "backend-service/bs", oe.Name)
+	assert.Equal(t, "backend-service", oe.Kind())
+	assert.Equal(t, lease.Orphaned, tent.State())
+}
+
+// The wrapped form of End must judge like the direct form: a panic that a later deferred call
+// of the same function recovered is over, and the function returned normally.
+func TestHostileEndAfterRecoveredPanicSameFunction(t *testing.T) {
+	for _, wrapped := range []bool{false, true} {
+		var l *lease.Lease[string]
+		err := func() (err error) {
+			s := acquire.New(context.Background())
+			if wrapped {
+				defer func() { s.End(&err) }()
+			} else {
+				defer s.End(&err)
+			}
+			defer func() { _ = recover() }()
+			l, _ = acquire.Tentative(s, "address/r",
+				func(context.Context) (string, error) { return "r", nil },
+				func(context.Context, string) error { return nil })
+			panic("recovered below End")
+		}()
+		require.NoError(t, err)
+		assert.Equal(t, lease.Kept, l.State(), "wrapped=%v", wrapped)
+	}
+}
+
+// A test's fake cloud calling t.FailNow (runtime.Goexit) inside one release must not skip the
+// other releases: they are still resources of the operation.
+func TestHostileGoexitInReleaseStillRunsTheOthers(t *testing.T) {
+	var older bool
+	hOnGoroutine(func() {
+		_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+			s.Defer("address/older", func(context.Context) error { older = true; return nil })
+			s.Defer("address/newer", func(context.Context) error { runtime.Goexit(); return nil })
+			return nil
+		})
+	})
+	assert.True(t, older, "the older release ran after a Goexit in the newer one")
+}
+
+// hDo is the helper a user writes around New/End, used at every level of a program.
+func hDo(wrapped bool, f func(s *acquire.Scope) error) (err error) {
+	s := acquire.New(context.Background())
+	if wrapped {
+		defer func() { s.End(&err) }()
+	} else {
+		defer s.End(&err)
+	}
+	return f(s)
+}
+
+func hTentative(s *acquire.Scope, name string) *lease.Lease[string] {
+	l, err := acquire.Tentative(s, name,
+		func(context.Context) (string, error) { return name, nil },
+		func(context.Context, string) error { return nil })
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// The same function on the stack twice: the outer call fails with a Goexit or a panic, and its
+// deferred cleanup calls the same function again, which succeeds. Only the outer scope failed;
+// End must tell the two calls apart by frame, not by function.
+func TestHostileEndSameFunctionTwiceOnTheStack(t *testing.T) {
+	for _, wrapped := range []bool{false, true} {
+		for _, how := range []string{"goexit", "panic"} {
+			for depth := 0; depth < 5; depth++ {
+				var outer, inner *lease.Lease[string]
+				hOnGoroutine(func() {
+					_ = hDo(wrapped, func(s *acquire.Scope) error {
+						outer = hTentative(s, "address/outer")
+						defer hDeep(depth, func() {
+							_ = hDo(wrapped, func(s *acquire.Scope) error {
+								inner = hTentative(s, "address/inner")
+								return nil
+							})
+						})
+						if how == "panic" {
+							panic("outer")
+						}
+						runtime.Goexit()
+						return nil
+					})
+				})
+				assert.Equal(t, lease.Released, outer.State(), "outer wrapped=%v %s depth=%d", wrapped, how, depth)
+				assert.Equal(t, lease.Kept, inner.State(), "inner wrapped=%v %s depth=%d", wrapped, how, depth)
+			}
+		}
+	}
+}
+
+// Run inside a deferred call of a Goexit or panic further up, at many depths: fn succeeded.
+func TestHostileRunKeepsTentativeUnderUnrelatedUnwinding(t *testing.T) {
+	for _, how := range []string{"goexit", "panic"} {
+		for _, depth := range []int{0, 1, 2, 3, 7, 16, 33, 100} {
+			var l *lease.Lease[string]
+			hOnGoroutine(func() {
+				defer hDeep(depth, func() {
+					_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+						l = hTentative(s, "address/run")
+						return nil
+					})
+				})
+				if how == "panic" {
+					panic("unrelated")
+				}
+				runtime.Goexit()
+			})
+			assert.Equal(t, lease.Kept, l.State(), "%s depth=%d", how, depth)
+		}
+	}
+}
+
+// Deep stacks: End's judgement must not depend on how deep the program is.
+func TestHostileEndAtGreatDepth(t *testing.T) {
+	for _, wrapped := range []bool{false, true} {
+		for _, depth := range []int{64, 200, 1000} {
+			var kept, released *lease.Lease[string]
+			hOnGoroutine(func() {
+				defer hDeep(depth, func() {
+					_ = hDo(wrapped, func(s *acquire.Scope) error { kept = hTentative(s, "address/k"); return nil })
+				})
+				hDeep(depth, func() {
+					_ = hDo(wrapped, func(s *acquire.Scope) error {
+						released = hTentative(s, "address/r")
+						hDeep(depth, runtime.Goexit)
+						return nil
+					})
+				})
+			})
+			assert.Equal(t, lease.Kept, kept.State(), "kept wrapped=%v depth=%d", wrapped, depth)
+			assert.Equal(t, lease.Released, released.State(), "released wrapped=%v depth=%d", wrapped, depth)
+		}
+	}
+}
+
+//go:noinline
+func hPanicSite(v any) { panic(v) }
+
+// hStackAtRecover runs f and returns the panic value and the stack seen by a deferred call
+// above f before it recovers.
+func hStackAtRecover(f func()) (p any, stack string) {
+	func() {
+		defer func() {
+			buf := make([]byte, 1<<16)
+			stack = string(buf[:runtime.Stack(buf, false)])
+			p = recover()
+		}()
+		f()
+	}()
+	return p, stack
+}
+
+// Promise (Run): "When fn panics, every release still runs, OnOrphan hears of every failure,
+// and then the panic continues with its original value and stack", also when a release or
+// OnOrphan panicked too.
+func TestHostileRunPanicKeepsOriginalStack(t *testing.T) {
+	for _, also := range []string{"nothing", "release panics", "onorphan panics"} {
+		t.Run(also, func(t *testing.T) {
+			released := false
+			p, stack := hStackAtRecover(func() {
+				_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+					s.Defer("address/a", func(context.Context) error { released = true; return nil })
+					s.Defer("address/b", func(context.Context) error {
+						switch also {
+						case "release panics":
+							panic("release")
+						case "onorphan panics":
+							return errors.New("no")
+						}
+						return nil
+					})
+					hPanicSite("fn")
+					return nil
+				}, acquire.OnOrphan(func(context.Context, *lease.OrphanError) {
+					if also == "onorphan panics" {
+						panic("onorphan")
+					}
+				}))
+			})
+			assert.Equal(t, "fn", p)
+			assert.True(t, released)
+			assert.Contains(t, stack, "hPanicSite", "the stack of fn's panic is gone")
+		})
+	}
+}
+
+// panic(nil) is a panic (a *runtime.PanicNilError since Go 1.21): the scope fails.
+func TestHostilePanicNil(t *testing.T) {
+	for _, useEnd := range []bool{false, true} {
+		var l *lease.Lease[string]
+		p := hOnGoroutine(func() {
+			if useEnd {
+				_ = hDo(false, func(s *acquire.Scope) error { l = hTentative(s, "address/n"); panic(nil) })
+				return
+			}
+			_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+				l = hTentative(s, "address/n")
+				panic(nil)
+			})
+		})
+		var pn *runtime.PanicNilError
+		assert.ErrorAs(t, p.(error), &pn, "useEnd=%v", useEnd)
+		assert.Equal(t, lease.Released, l.State(), "useEnd=%v", useEnd)
+	}
+}

@@ -460,3 +460,104 @@ func TestHostileLedgerConcurrent(t *testing.T) {
 	wg.Wait()
 	assert.Empty(t, g.Outstanding())
 }
+
+// A Release that waits for one whose release function panics must not wait forever; after the
+// panic the lease is Orphaned, so the waiter either gets an error or tries again itself.
+func TestHostileWaiterOnPanickingRelease(t *testing.T) {
+	started := make(chan struct{})
+	proceed := make(chan struct{})
+	calls := 0
+	l := lease.New("address/pw", "pw", func(context.Context, string) error {
+		calls++
+		if calls == 1 {
+			close(started)
+			<-proceed
+			panic("sdk bug")
+		}
+		return nil
+	})
+	winner := make(chan any, 1)
+	go func() {
+		defer func() { winner <- recover() }()
+		_ = l.Release(context.Background())
+	}()
+	<-started
+	before := hGoroutinesIn("lease.(*Lease[...]).Release")
+	waiter := make(chan error, 1)
+	go func() { waiter <- l.Release(context.Background()) }()
+	hWaitUntil(t, "the waiter is inside Release", func() bool {
+		return hGoroutinesIn("lease.(*Lease[...]).Release") >= before+1
+	})
+	close(proceed)
+	assert.Equal(t, "sdk bug", <-winner)
+	select {
+	case err := <-waiter:
+		if err == nil {
+			assert.Equal(t, lease.Released, l.State(), "a nil result means the waiter released it")
+		} else {
+			var oe *lease.OrphanError
+			assert.ErrorAs(t, err, &oe)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("deadlock: the waiter never returned after the release it waited for panicked")
+	}
+}
+
+// "The release function may call the lease's methods": Keep, State, Value, Name and String
+// from inside it return, and a Keep there takes effect only if the release fails.
+func TestHostileMethodsFromInsideRelease(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		var l *lease.Lease[string]
+		var inside []string
+		l = lease.New("address/m", "m", func(context.Context, string) error {
+			inside = append(inside, l.Name(), l.Value(), l.State().String(), l.String())
+			l.Keep()
+			if fail {
+				return errors.New("no")
+			}
+			return nil
+		})
+		done := make(chan error, 1)
+		go func() { done <- l.Release(context.Background()) }()
+		select {
+		case err := <-done:
+			require.NoError(t, err, "fail=%v", fail)
+		case <-time.After(20 * time.Second):
+			t.Fatal("deadlock: a method called from inside the release function")
+		}
+		assert.Equal(t, []string{"address/m", "m", "held"}, inside[:3])
+		assert.Contains(t, inside[3], "address/m")
+		if fail {
+			assert.Equal(t, lease.Kept, l.State())
+		} else {
+			assert.Equal(t, lease.Released, l.State())
+		}
+	}
+}
+
+// OrphanError's documented formats, and New's nil release.
+func TestHostileOrphanErrorAndNew(t *testing.T) {
+	tests := []struct {
+		give string
+		want string
+	}{
+		{give: "address/k8s-ilb-a1b2", want: "address"},
+		{give: "forwarding-rule/a/b", want: "forwarding-rule"},
+		{give: "address", want: ""},
+		{give: "/x", want: ""},
+		{give: "", want: ""},
+	}
+	for _, tt := range tests {
+		e := &lease.OrphanError{Name: tt.give, Err: errors.New("quota")}
+		assert.Equal(t, tt.want, e.Kind(), "Kind of %q", tt.give)
+		assert.Equal(t, "lease: "+tt.give+" orphaned: quota", e.Error())
+	}
+	assert.Equal(t, "state(0)", lease.State(0).String())
+	assert.Equal(t, "state(9)", lease.State(9).String())
+	p := func() (p any) {
+		defer func() { p = recover() }()
+		lease.New[int]("address/x", 1, nil)
+		return nil
+	}()
+	assert.True(t, strings.HasPrefix(fmt.Sprint(p), "lease:"), "panic %v", p)
+}
