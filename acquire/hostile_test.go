@@ -390,6 +390,16 @@ func TestHostileLIFOAcrossKindsOnError(t *testing.T) {
 // "an acquisition that was already running when the scope ended is released as soon as it
 // returns, and reports ErrEnded too", its failure going to OnOrphan.
 func TestHostileAcquisitionRacingTheEnd(t *testing.T) {
+	for _, tentative := range []bool{false, true} {
+		t.Run(fmt.Sprint("tentative=", tentative), func(t *testing.T) { hAcquisitionRacingTheEnd(t, tentative) })
+	}
+}
+
+func hAcquisitionRacingTheEnd(t *testing.T, tentative bool) {
+	acq := acquire.Temporary[string]
+	if tentative {
+		acq = acquire.Tentative[string]
+	}
 	var leaked *acquire.Scope
 	started := make(chan struct{})
 	proceed := make(chan struct{})
@@ -403,7 +413,7 @@ func TestHostileAcquisitionRacingTheEnd(t *testing.T) {
 	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
 		leaked = s
 		go func() {
-			l, err := acquire.Temporary(s, "address/late",
+			l, err := acq(s, "address/late",
 				func(context.Context) (string, error) { close(started); <-proceed; return "late", nil },
 				func(context.Context, string) error { releases.Add(1); return errors.New("cannot") })
 			res <- result{l, err}
@@ -987,5 +997,236 @@ func TestHostilePanicNil(t *testing.T) {
 		var pn *runtime.PanicNilError
 		assert.ErrorAs(t, p.(error), &pn, "useEnd=%v", useEnd)
 		assert.Equal(t, lease.Released, l.State(), "useEnd=%v", useEnd)
+	}
+}
+
+// The release context is a context.Context like any other: context.AfterFunc on it runs when
+// its deadline passes and can be stopped, Cause reports the deadline, a child's later deadline
+// is capped by it, and a child's cancel does not cancel it.
+func TestHostileReleaseContextBehavesLikeAContext(t *testing.T) {
+	var (
+		doneNil, errBefore, afterFuncFired, stoppedRan bool
+		stopResult                                     bool
+		childDeadlineOK, parentAfterChildCancel        bool
+		errAfter, cause                                error
+	)
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		s.Defer("address/a", func(ctx context.Context) error {
+			doneNil = ctx.Done() == nil
+			errBefore = ctx.Err() != nil
+			fired := make(chan struct{})
+			context.AfterFunc(ctx, func() { close(fired) })
+			stop := context.AfterFunc(ctx, func() { stoppedRan = true })
+			stopResult = stop()
+
+			_, cancel := context.WithCancel(ctx)
+			cancel()
+			parentAfterChildCancel = ctx.Err() == nil
+
+			rd, _ := ctx.Deadline()
+			later, cancel2 := context.WithDeadline(ctx, rd.Add(time.Hour))
+			defer cancel2()
+			cd, _ := later.Deadline()
+			childDeadlineOK = !cd.After(rd)
+
+			<-fired // waits for the release's deadline
+			afterFuncFired = true
+			errAfter = ctx.Err()
+			cause = context.Cause(ctx)
+			return nil
+		})
+		return nil
+	}, acquire.ReleaseTimeout(20*time.Millisecond))
+	require.NoError(t, err)
+	assert.False(t, doneNil, "a release context with a deadline has a Done channel")
+	assert.False(t, errBefore)
+	assert.True(t, stopResult, "stop before the deadline reports that it stopped f")
+	assert.False(t, stoppedRan)
+	assert.True(t, parentAfterChildCancel)
+	assert.True(t, childDeadlineOK, "a child's later deadline is capped by the release's")
+	assert.True(t, afterFuncFired)
+	assert.ErrorIs(t, errAfter, context.DeadlineExceeded)
+	assert.ErrorIs(t, cause, context.DeadlineExceeded)
+}
+
+// Doc: a Scope ended twice does nothing the second time: no orphan is appended twice and no
+// release runs twice.
+func TestHostileEndTwiceAppendsOnce(t *testing.T) {
+	calls := 0
+	s := acquire.New(context.Background())
+	s.Defer("address/a", func(context.Context) error { calls++; return errors.New("no") })
+	var e1, e2 error
+	s.End(&e1)
+	s.End(&e2)
+	assert.Error(t, e1)
+	assert.NoError(t, e2)
+	assert.Equal(t, 1, calls)
+}
+
+// Goroutines of the operation that race the end (against the advice, as buggy code does): every
+// Defer runs exactly once, every acquisition that returned is released exactly once, and any
+// failure among them reaches OnOrphan, whatever the interleaving.
+func TestHostileRacingTheEndLosesNothing(t *testing.T) {
+	for round := 0; round < 20; round++ {
+		const n = 16
+		var deferRuns, acquired, releases, heard atomic.Int32
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+			for i := 0; i < n; i++ {
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					<-start
+					s.Defer(fmt.Sprintf("cleanup/%d", i), func(context.Context) error {
+						deferRuns.Add(1)
+						return errors.New("cleanup failed")
+					})
+					_, _ = acquire.Temporary(s, fmt.Sprintf("address/%d", i),
+						func(context.Context) (int, error) { acquired.Add(1); return i, nil },
+						func(context.Context, int) error { releases.Add(1); return nil })
+				}(i)
+			}
+			close(start)
+			return nil
+		}, acquire.OnOrphan(func(context.Context, *lease.OrphanError) { heard.Add(1) }))
+		wg.Wait()
+		orphansInErr := len(multierrErrors(err))
+		assert.Equal(t, int32(n), deferRuns.Load(), "round %d", round)
+		assert.Equal(t, acquired.Load(), releases.Load(), "round %d", round)
+		assert.Equal(t, int32(n), heard.Load(), "every failed cleanup reaches OnOrphan once, round %d", round)
+		assert.LessOrEqual(t, orphansInErr, n)
+	}
+}
+
+// multierrErrors counts the orphans in err.
+func multierrErrors(err error) []*lease.OrphanError {
+	var out []*lease.OrphanError
+	var walk func(error)
+	walk = func(e error) {
+		if e == nil {
+			return
+		}
+		if oe, ok := e.(*lease.OrphanError); ok {
+			out = append(out, oe)
+			return
+		}
+		if u, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range u.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		if u, ok := e.(interface{ Errors() []error }); ok {
+			for _, x := range u.Errors() {
+				walk(x)
+			}
+			return
+		}
+		walk(errors.Unwrap(e))
+	}
+	walk(err)
+	return out
+}
+
+var hDirect struct {
+	wrapped bool
+	l       *lease.Lease[string]
+	err     error
+}
+
+// hEnsureDirect is a New/End function with no arguments, so that it can itself be the deferred
+// call of a frame that panics or calls Goexit.
+func hEnsureDirect() (err error) {
+	s := acquire.New(context.Background())
+	if hDirect.wrapped {
+		defer func() { s.End(&err) }()
+	} else {
+		defer s.End(&err)
+	}
+	hDirect.l = hTentative(s, "address/direct")
+	return nil
+}
+
+// The function itself deferred directly by a frame that panics or calls Goexit: that unwinding
+// runs the function, not the function's deferred calls, so its scope succeeded.
+func TestHostileEndInFunctionDeferredDirectlyByUnwindingFrame(t *testing.T) {
+	for _, wrapped := range []bool{false, true} {
+		for _, how := range []string{"goexit", "panic"} {
+			hDirect.wrapped = wrapped
+			hDirect.l = nil
+			p := hOnGoroutine(func() {
+				defer hEnsureDirect()
+				if how == "panic" {
+					panic("up")
+				}
+				runtime.Goexit()
+			})
+			if how == "panic" {
+				assert.Equal(t, "up", p)
+			}
+			require.NotNil(t, hDirect.l)
+			assert.Equal(t, lease.Kept, hDirect.l.State(), "wrapped=%v %s", wrapped, how)
+		}
+	}
+}
+
+// Goexit or panic started by a deferred call of the function itself, registered after End, or
+// from a deferred call of a helper the body calls: the function failed.
+func TestHostileEndFailsOnUnwindingStartedByOwnDefers(t *testing.T) {
+	for _, wrapped := range []bool{false, true} {
+		for _, how := range []string{"goexit", "panic"} {
+			for _, where := range []string{"own defer", "helper defer"} {
+				var l *lease.Lease[string]
+				hOnGoroutine(func() {
+					_ = hDo(wrapped, func(s *acquire.Scope) error {
+						l = hTentative(s, "address/own")
+						unwind := func() {
+							if how == "panic" {
+								panic("own")
+							}
+							runtime.Goexit()
+						}
+						if where == "own defer" {
+							defer unwind()
+							return nil
+						}
+						func() { defer unwind() }()
+						return nil
+					})
+				})
+				assert.Equal(t, lease.Released, l.State(), "wrapped=%v %s %s", wrapped, how, where)
+			}
+		}
+	}
+}
+
+// hSameFrame defers End and then, in the same frame, a call that panics or calls Goexit.
+func hSameFrame(wrapped bool, how string, l **lease.Lease[string]) (err error) {
+	s := acquire.New(context.Background())
+	if wrapped {
+		defer func() { s.End(&err) }()
+	} else {
+		defer s.End(&err)
+	}
+	if how == "panic" {
+		defer hPanicSite("same frame")
+	} else {
+		defer runtime.Goexit()
+	}
+	*l = hTentative(s, "address/same-frame")
+	return nil
+}
+
+func TestHostileEndFailsOnUnwindingFromSameFrameDefer(t *testing.T) {
+	for _, wrapped := range []bool{false, true} {
+		for _, how := range []string{"goexit", "panic"} {
+			var l *lease.Lease[string]
+			p := hOnGoroutine(func() { _ = hSameFrame(wrapped, how, &l) })
+			if how == "panic" {
+				assert.Equal(t, "same frame", p)
+			}
+			assert.Equal(t, lease.Released, l.State(), "wrapped=%v %s", wrapped, how)
+		}
 	}
 }

@@ -561,3 +561,72 @@ func TestHostileOrphanErrorAndNew(t *testing.T) {
 	}()
 	assert.True(t, strings.HasPrefix(fmt.Sprint(p), "lease:"), "panic %v", p)
 }
+
+// hBurst adds n Released leases of unrelated names to g, enough to make it drop and shrink.
+func hBurst(g *lease.Ledger, tag string, n int) {
+	for i := 0; i < n; i++ {
+		g.Add(hNewTracked(fmt.Sprintf("address/%s-%d", tag, i), lease.Released))
+	}
+}
+
+// Promise (Add, Outstanding): "a lease added twice is listed twice", "in the order they were
+// added", and a Released lease recovers only the orphans added before it, whatever the ledger
+// dropped in between.
+func TestHostileLedgerOrderDuplicatesAndChains(t *testing.T) {
+	for _, n := range []int{0, 3, 64, 1000, 10000} {
+		t.Run(fmt.Sprint("burst=", n), func(t *testing.T) {
+			var g lease.Ledger
+			a := hNewTracked("address/a", lease.Held)
+			g.Add(a)
+			hBurst(&g, "p", n)
+			g.Add(a)
+			hBurst(&g, "q", n)
+			o1 := hNewTracked("address/x", lease.Orphaned)
+			g.Add(o1)
+			hBurst(&g, "r", n)
+			g.Add(hNewTracked("address/x", lease.Released))
+			hBurst(&g, "s", n)
+			_ = g.Outstanding()
+			o2 := hNewTracked("address/x", lease.Held)
+			g.Add(o2)
+			hBurst(&g, "t", n)
+			o2.set(lease.Orphaned)
+			b := hNewTracked("address/b", lease.Held)
+			g.Add(b)
+			hBurst(&g, "u", n)
+			assert.Equal(t, []lease.Tracked{a, a, o2, b}, g.Outstanding())
+			// A Kept lease of the same name recovers nothing.
+			g.Add(hNewTracked("address/x", lease.Kept))
+			hBurst(&g, "v", n)
+			assert.Equal(t, []lease.Tracked{a, a, o2, b}, g.Outstanding())
+			a.set(lease.Released)
+			b.set(lease.Kept)
+			assert.Equal(t, []lease.Tracked{o2}, g.Outstanding())
+		})
+	}
+}
+
+// hWrapped is a user's own context type that embeds the context it was given, as logging and
+// tracing libraries do: it is derived from that context.
+type hWrapped struct{ context.Context }
+
+// Re-entry through a context of the user's own type that embeds the release's context.
+func TestHostileReleaseReenteredThroughUserContextType(t *testing.T) {
+	var l *lease.Lease[string]
+	var inner error
+	calls := 0
+	l = lease.New("address/w", "w", func(ctx context.Context, _ string) error {
+		calls++
+		done := make(chan error, 1)
+		go func() { done <- l.Release(hWrapped{ctx}) }()
+		select {
+		case inner = <-done:
+		case <-time.After(20 * time.Second):
+			return errors.New("deadlock: Release through an embedding context type never returned")
+		}
+		return nil
+	})
+	require.NoError(t, l.Release(context.Background()))
+	assert.ErrorIs(t, inner, lease.ErrInProgress)
+	assert.Equal(t, 1, calls)
+}
