@@ -630,3 +630,81 @@ func TestHostileReleaseReenteredThroughUserContextType(t *testing.T) {
 	assert.ErrorIs(t, inner, lease.ErrInProgress)
 	assert.Equal(t, 1, calls)
 }
+
+// Promise: "The release function never runs twice at the same time", it succeeds at most once,
+// and Released and Kept are final, under any mix of concurrent Release and Keep.
+func TestHostileConcurrentReleaseAndKeepStress(t *testing.T) {
+	for round := 0; round < 50; round++ {
+		var inFlight, overlaps, successes, calls atomic.Int32
+		l := lease.New("address/s", round, func(_ context.Context, v int) error {
+			if inFlight.Add(1) != 1 {
+				overlaps.Add(1)
+			}
+			defer inFlight.Add(-1)
+			n := calls.Add(1)
+			runtime.Gosched()
+			if (int(n)+v)%3 != 0 {
+				return errors.New("flaky cloud")
+			}
+			successes.Add(1)
+			return nil
+		})
+		var wg sync.WaitGroup
+		var nilResults atomic.Int32
+		for g := 0; g < 8; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				for i := 0; i < 5; i++ {
+					if g == 7 && i == 3 && round%2 == 0 {
+						l.Keep()
+						continue
+					}
+					st := l.State()
+					if err := l.Release(context.Background()); err == nil {
+						nilResults.Add(1)
+					} else if st == lease.Released || st == lease.Kept {
+						t.Errorf("Release after a final state %v failed: %v", st, err)
+					}
+				}
+			}(g)
+		}
+		wg.Wait()
+		assert.Zero(t, overlaps.Load(), "round %d: the release function ran twice at the same time", round)
+		assert.LessOrEqual(t, successes.Load(), int32(1), "round %d", round)
+		switch l.State() {
+		case lease.Released:
+			assert.Equal(t, int32(1), successes.Load())
+		case lease.Kept:
+			assert.Zero(t, successes.Load())
+		case lease.Orphaned:
+			assert.Zero(t, successes.Load())
+		default:
+			t.Errorf("round %d: final state %v", round, l.State())
+		}
+	}
+}
+
+// "While a release is in progress the state is the one before it (Held or Orphaned)".
+func TestHostileStateDuringRetryIsOrphaned(t *testing.T) {
+	started := make(chan struct{})
+	proceed := make(chan struct{})
+	calls := 0
+	l := lease.New("address/o", "o", func(context.Context, string) error {
+		calls++
+		if calls == 1 {
+			return errors.New("first")
+		}
+		close(started)
+		<-proceed
+		return nil
+	})
+	require.Error(t, l.Release(context.Background()))
+	done := make(chan error, 1)
+	go func() { done <- l.Release(context.Background()) }()
+	<-started
+	assert.Equal(t, lease.Orphaned, l.State())
+	close(proceed)
+	require.NoError(t, <-done)
+	assert.Equal(t, lease.Released, l.State())
+}
