@@ -389,7 +389,7 @@ func hHeap() uint64 {
 // of leases costs nothing once they are released". Measured as retained heap after GC, with
 // one lease Held throughout and after a burst of orphans that a retry recovered.
 func TestHostileLedgerMemoryAfterBurst(t *testing.T) {
-	const burst = 50000
+	const burst = 30000
 	var g lease.Ledger
 	keep := lease.New("address/long-lived", "x", hNop)
 	g.Add(keep)
@@ -707,4 +707,50 @@ func TestHostileStateDuringRetryIsOrphaned(t *testing.T) {
 	close(proceed)
 	require.NoError(t, <-done)
 	assert.Equal(t, lease.Released, l.State())
+}
+
+// hPanicOf returns what f panics with, or nil.
+func hPanicOf(f func()) (p any) {
+	defer func() { p = recover() }()
+	f()
+	return nil
+}
+
+// Project rule (bad input: a clear package-prefixed error or panic, and nothing changed):
+// Release(nil) must not hand the release function a context that wraps nil, whose first use
+// panics inside the release function and leaves the lease Orphaned.
+func TestHostileReleaseNilContext(t *testing.T) {
+	t.Skip("hostile: fails today: Release(nil) calls the release function with a *lease.releasingCtx wrapping nil, whose Err() is a bare nil dereference that orphans the lease")
+	called := false
+	l := lease.New("address/n", "n", func(ctx context.Context, _ string) error {
+		called = true
+		return ctx.Err()
+	})
+	var nilCtx context.Context
+	var err error
+	p := hPanicOf(func() { err = l.Release(nilCtx) })
+	if p != nil {
+		assert.True(t, strings.HasPrefix(fmt.Sprint(p), "lease:"), "panic %v", p)
+	} else {
+		assert.ErrorContains(t, err, "lease:")
+	}
+	assert.False(t, called, "the release function ran with a nil context")
+	assert.Equal(t, lease.Held, l.State(), "bad input changed the lease")
+}
+
+// Project rule, for the nil ledgers the brief names: a method on a nil *Ledger and
+// LedgerFrom(nil) are misuse, and deserve a "lease:" panic, not a bare nil dereference
+// (WithLedger(nil, g) already panics with "lease:").
+func TestHostileNilLedgerMisuse(t *testing.T) {
+	t.Skip("hostile: fails today: (*Ledger)(nil).Add, (*Ledger)(nil).Outstanding and LedgerFrom(nil) die with a bare nil dereference")
+	var g *lease.Ledger
+	var nilCtx context.Context
+	for name, f := range map[string]func(){
+		"Add":         func() { g.Add(lease.New("address/a", 1, func(context.Context, int) error { return nil })) },
+		"Outstanding": func() { _ = g.Outstanding() },
+		"LedgerFrom":  func() { _ = lease.LedgerFrom(nilCtx) },
+	} {
+		p := hPanicOf(f)
+		assert.True(t, strings.HasPrefix(fmt.Sprint(p), "lease:"), "%s: panic %v", name, p)
+	}
 }
