@@ -301,32 +301,56 @@ func TestHostilePanickingOnOrphanWithEnd(t *testing.T) {
 // cloud SDK does, starts no goroutine, and the derived context still ends with the release's
 // own deadline.
 func TestHostileDerivedReleaseContextStartsNoGoroutine(t *testing.T) {
+	for _, via := range []string{"Defer", "Temporary", "Tentative"} {
+		t.Run(via, func(t *testing.T) { hDerivedReleaseContext(t, via) })
+	}
+}
+
+func hDerivedReleaseContext(t *testing.T, via string) {
 	var before, during int
 	var stacks string
 	var derivedErr error
 	var deadlineOK bool
-	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-		s.Defer("address/a", func(ctx context.Context) error {
-			before = runtime.NumGoroutine()
-			dctx, cancel := context.WithTimeout(ctx, time.Hour)
-			defer cancel()
-			c2, cancel2 := context.WithCancel(dctx)
-			defer cancel2()
-			stop := context.AfterFunc(c2, func() {})
-			defer stop()
-			during = runtime.NumGoroutine()
-			buf := make([]byte, 1<<20)
-			stacks = string(buf[:runtime.Stack(buf, true)])
-			d, ok := dctx.Deadline()
-			rd, rok := ctx.Deadline()
-			deadlineOK = ok && rok && !d.After(rd)
-			<-c2.Done() // the release's own deadline ends the derived context
-			derivedErr = c2.Err()
-			return nil
-		})
+	release := func(ctx context.Context) error {
+		before = runtime.NumGoroutine()
+		dctx, cancel := context.WithTimeout(ctx, time.Hour)
+		defer cancel()
+		c2, cancel2 := context.WithCancel(dctx)
+		defer cancel2()
+		stop := context.AfterFunc(c2, func() {})
+		defer stop()
+		during = runtime.NumGoroutine()
+		buf := make([]byte, 1<<20)
+		stacks = string(buf[:runtime.Stack(buf, true)])
+		d, ok := dctx.Deadline()
+		rd, rok := ctx.Deadline()
+		deadlineOK = ok && rok && !d.After(rd)
+		<-c2.Done() // the release's own deadline ends the derived context
+		derivedErr = c2.Err()
 		return nil
+	}
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		get := func(context.Context) (string, error) { return "a", nil }
+		rel := func(ctx context.Context, _ string) error { return release(ctx) }
+		var err error
+		switch via {
+		case "Defer":
+			s.Defer("address/a", release)
+		case "Temporary":
+			_, err = acquire.Temporary(s, "address/a", get, rel)
+		case "Tentative":
+			_, err = acquire.Tentative(s, "address/a", get, rel)
+			if err == nil {
+				err = errors.New("fail so that the Tentative is released")
+			}
+		}
+		return err
 	}, acquire.ReleaseTimeout(20*time.Millisecond))
-	require.NoError(t, err)
+	if via == "Tentative" {
+		require.Error(t, err)
+	} else {
+		require.NoError(t, err)
+	}
 	assert.LessOrEqual(t, during, before, "goroutines inside a release before and after it derived contexts")
 	assert.NotContains(t, stacks, "context.(*cancelCtx).propagateCancel", "the standard library watches the release context with a goroutine")
 	assert.True(t, deadlineOK, "the derived deadline is bounded by the release's")

@@ -754,3 +754,46 @@ func TestHostileNilLedgerMisuse(t *testing.T) {
 		assert.True(t, strings.HasPrefix(fmt.Sprint(p), "lease:"), "%s: panic %v", name, p)
 	}
 }
+
+// The context a release function gets from Release is the caller's, seen through: deriving
+// from it starts no goroutine, and the caller's cancellation, deadline and values reach it and
+// what it derives.
+func TestHostileReleaseContextSeesThroughToTheCaller(t *testing.T) {
+	type key struct{}
+	parent, cancel := context.WithTimeout(context.WithValue(context.Background(), key{}, "v"), time.Hour)
+	defer cancel()
+	pd, _ := parent.Deadline()
+	var (
+		before, during int
+		stacks         string
+		val            any
+		dl             time.Time
+		childErr       error
+		done           bool
+	)
+	l := lease.New("address/c", "c", func(ctx context.Context, _ string) error {
+		before = runtime.NumGoroutine()
+		child, cancelChild := context.WithTimeout(ctx, 2*time.Hour)
+		defer cancelChild()
+		during = runtime.NumGoroutine()
+		buf := make([]byte, 1<<20)
+		stacks = string(buf[:runtime.Stack(buf, true)])
+		val = child.Value(key{})
+		dl, _ = child.Deadline()
+		cancel() // the caller gives up
+		select {
+		case <-child.Done():
+			done = true
+			childErr = child.Err()
+		case <-time.After(20 * time.Second):
+		}
+		return nil
+	})
+	require.NoError(t, l.Release(parent))
+	assert.LessOrEqual(t, during, before)
+	assert.NotContains(t, stacks, "context.(*cancelCtx).propagateCancel")
+	assert.Equal(t, "v", val)
+	assert.Equal(t, pd, dl, "the caller's deadline caps the derived one")
+	assert.True(t, done, "the caller's cancellation never reached a context derived in the release")
+	assert.ErrorIs(t, childErr, context.Canceled)
+}
