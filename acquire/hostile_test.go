@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -1274,4 +1276,35 @@ func TestHostileZeroScope(t *testing.T) {
 	}()
 	assert.True(t, strings.HasPrefix(fmt.Sprint(p), "acquire:"), "panic %v", p)
 	assert.True(t, !acquired || released, "acquired through a zero Scope and never released")
+}
+
+const hChildEnv = "ACQUIRE_HOSTILE_CHILD"
+
+// TestHostileChildFailNowThenCleanup runs only as a child of
+// TestHostileEndKeepsTentativeInCleanupAfterFailNow: it fails on purpose.
+func TestHostileChildFailNowThenCleanup(t *testing.T) {
+	if os.Getenv(hChildEnv) == "" {
+		t.Skip("hostile: runs only as a child of TestHostileEndKeepsTentativeInCleanupAfterFailNow")
+	}
+	for _, wrapped := range []bool{false, true} {
+		wrapped := wrapped
+		t.Cleanup(func() {
+			l, err := hEnsure(wrapped, func() error { return nil })
+			fmt.Printf("HOSTILE wrapped=%v state=%v err=%v\n", wrapped, l.State(), err)
+		})
+	}
+	t.FailNow()
+}
+
+// Promise (End): a Goexit further up the stack, here t.FailNow's, is not a failure of a scope
+// whose function is only called from a t.Cleanup.
+func TestHostileEndKeepsTentativeInCleanupAfterFailNow(t *testing.T) {
+	if os.Getenv(hChildEnv) != "" {
+		t.Skip("hostile: this is the parent")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHostileChildFailNowThenCleanup$", "-test.count=1")
+	cmd.Env = append(os.Environ(), hChildEnv+"=1")
+	out, _ := cmd.CombinedOutput()
+	assert.Contains(t, string(out), "HOSTILE wrapped=false state=kept err=<nil>")
+	assert.Contains(t, string(out), "HOSTILE wrapped=true state=kept err=<nil>")
 }
