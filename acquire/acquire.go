@@ -19,7 +19,9 @@ var ErrEnded = errors.New("acquire: scope has ended")
 var errReleaseGoexit = errors.New("acquire: release called runtime.Goexit")
 
 // A Scope is the lifetime of one operation: what is acquired through it is released when it
-// ends, newest first. Make one with [Run] or [New]; the zero Scope is not usable.
+// ends, newest first. Make one with [Run] or [New]; the zero Scope is not usable, and its
+// methods and [Temporary] and [Tentative] panic with a message starting with "acquire:" before
+// acquiring anything.
 //
 // A Scope is safe for concurrent use by goroutines started inside the operation.
 type Scope struct {
@@ -138,11 +140,15 @@ func Run(ctx context.Context, fn func(ctx context.Context, s *Scope) error, opts
 // (defer func() { s.End(&err) }()). Either way a panic or a [runtime.Goexit] (t.FailNow in a
 // test) that is running that function's deferred calls is a failure; one that runs further up
 // the stack, and only calls that function from a deferred call of its own, is not. Calls after
-// the first do nothing. End panics with a message starting with "acquire:" when s is nil.
+// the first do nothing. End panics with a message starting with "acquire:" when s is nil or a
+// zero Scope.
 func (s *Scope) End(errp *error) {
 	p := recover()
 	if s == nil {
 		panic("acquire: End on a nil *Scope")
+	}
+	if s.ctx == nil {
+		panic("acquire: End on a zero Scope: make one with Run or New")
 	}
 	failed := p != nil || (errp != nil && *errp != nil)
 	if !failed && s.hasTentatives() {
@@ -168,6 +174,9 @@ func (s *Scope) End(errp *error) {
 func (s *Scope) Defer(name string, release func(ctx context.Context) error) {
 	if s == nil {
 		panic(fmt.Sprintf("acquire: Defer(%q) on a nil *Scope", name))
+	}
+	if s.ctx == nil {
+		panic(fmt.Sprintf("acquire: Defer(%q) on a zero Scope: make one with Run or New", name))
 	}
 	if release == nil {
 		panic(fmt.Sprintf("acquire: Defer(%q) with a nil release function", name))
@@ -210,6 +219,9 @@ func hold[T any](s *Scope, name string,
 	// very resource this package exists to release.
 	if s == nil {
 		panic(fmt.Sprintf("acquire: %q on a nil *Scope", name))
+	}
+	if s.ctx == nil {
+		panic(fmt.Sprintf("acquire: %q on a zero Scope: make one with Run or New", name))
 	}
 	if acquire == nil || release == nil {
 		panic(fmt.Sprintf("acquire: %q needs both an acquire and a release function", name))

@@ -87,8 +87,14 @@ func (l *Lease[T]) State() State {
 //
 // ctx bounds the release function only. Pass a context that is not already cancelled, and has
 // a deadline: a release usually runs because the operation that acquired the resource ended,
-// often through its own cancellation (see [context.WithoutCancel]).
+// often through its own cancellation (see [context.WithoutCancel]). Release panics with a
+// message starting with "lease:", before changing anything, when ctx is nil.
 func (l *Lease[T]) Release(ctx context.Context) error {
+	if ctx == nil {
+		// Before anything changes: the release function would fail on it far from the cause,
+		// and leave the lease Orphaned.
+		panic(fmt.Sprintf("lease: Release(%q) with a nil context", l.name))
+	}
 	l.mu.Lock()
 	if l.state == Released || l.state == Kept {
 		l.mu.Unlock()

@@ -42,9 +42,13 @@ const minEntries = 16
 
 // Add records l in the ledger. Add each lease once: a lease added twice is listed twice.
 //
-// Add panics with a message starting with "lease:" when l is nil or a nil pointer (a nil
-// *Lease): the ledger could not tell its name or state, and would fail far from the cause.
+// Add panics with a message starting with "lease:" when g is nil, or when l is nil or a nil
+// pointer (a nil *Lease): the ledger could not tell its name or state, and would fail far from
+// the cause.
 func (g *Ledger) Add(l Tracked) {
+	if g == nil {
+		panic("lease: Add to a nil *Ledger")
+	}
 	if l == nil {
 		panic("lease: Ledger.Add(nil)")
 	}
@@ -63,6 +67,7 @@ func (g *Ledger) Add(l Tracked) {
 
 // Outstanding returns the recorded leases that are still [Held] or [Orphaned], in the order
 // they were added. The result is a new slice; it is empty when nothing is outstanding.
+// Outstanding panics with a message starting with "lease:" when g is nil.
 //
 // An Orphaned lease is not outstanding once a lease with the same name, added after it, has
 // been Released: names identify the external resource, and that is how a retry recovers an
@@ -70,6 +75,9 @@ func (g *Ledger) Add(l Tracked) {
 // The result depends only on the states and names of the leases added, in their order: never
 // on when the ledger dropped what was no longer outstanding.
 func (g *Ledger) Outstanding() []Tracked {
+	if g == nil {
+		panic("lease: Outstanding of a nil *Ledger")
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.sweepLocked(false)
@@ -140,15 +148,25 @@ type ledgerKey struct{}
 // WithLedger returns a copy of ctx that carries g. Code that creates leases under a context,
 // such as the acquire package, records them in the ledger it finds there with [LedgerFrom].
 // This lets a test check a controller's leases without changing the controller.
+//
+// WithLedger panics with a message starting with "lease:" when ctx or g is nil: a context
+// that carries no ledger would make every check pass.
 func WithLedger(ctx context.Context, g *Ledger) context.Context {
 	if ctx == nil {
 		panic("lease: WithLedger with a nil context")
 	}
+	if g == nil {
+		panic("lease: WithLedger with a nil *Ledger")
+	}
 	return context.WithValue(ctx, ledgerKey{}, g)
 }
 
-// LedgerFrom returns the ledger ctx carries, or nil when it carries none.
+// LedgerFrom returns the ledger ctx carries, or nil when it carries none. It panics with a
+// message starting with "lease:" when ctx is nil.
 func LedgerFrom(ctx context.Context) *Ledger {
+	if ctx == nil {
+		panic("lease: LedgerFrom with a nil context")
+	}
 	g, _ := ctx.Value(ledgerKey{}).(*Ledger)
 	return g
 }
