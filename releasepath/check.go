@@ -91,7 +91,10 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 			// With an acquired value, the release must be on it (l.Release, f.Close) or take it.
 			return len(a.values) == 0 || recv == nil || onValue || argValue || sameRecv
 		}
-		return p.wrapperReleases(a, call, fn, func(name, full string) bool { return slices.Contains(a.pair.releases, full) })
+		// A wrapper may release through an interface (io.Closer.Close for os.File.Close).
+		return p.wrapperReleases(a, call, fn, func(name, full string) bool {
+			return slices.ContainsFunc(a.pair.releases, func(r string) bool { return full == r || strings.HasSuffix(r, "."+name) })
+		})
 	}
 
 	name := fn.Name()

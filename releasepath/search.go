@@ -30,13 +30,13 @@ type condRelease struct {
 
 // state is what the search knows on one path.
 type state struct {
-	errLive bool                   // a.errObj still holds the acquisition's error
-	nilErr  []types.Object         // error variables known nil here
-	errSet  []types.Object         // error variables known non-nil here
-	flags   map[types.Object]bool  // bool flags assigned a constant on this path
-	conds   []condRelease          // deferred conditional releases
-	aliases map[types.Object]bool  // locals that hold the acquired value, or a closure releasing it
-	clos    map[types.Object]bool  // locals that hold a closure that releases it
+	errLive bool                  // a.errObj still holds the acquisition's error
+	nilErr  []types.Object        // error variables known nil here
+	errSet  []types.Object        // error variables known non-nil here
+	flags   map[types.Object]bool // bool flags assigned a constant on this path
+	conds   []condRelease         // deferred conditional releases
+	aliases map[types.Object]bool // locals that hold the acquired value, or a closure releasing it
+	clos    map[types.Object]bool // locals that hold a closure that releases it
 }
 
 func (s state) clone() state {
@@ -148,8 +148,10 @@ func (w *walker) run() {
 	w.initialDefers(&st)
 	// A handoff in the acquisition's own statement beyond the call: s.conn, err = Dial().
 	w.block(start, idx+1, st)
-	for _, l := range w.leaks {
-		w.report(l)
+	sort.Slice(w.leaks, func(i, j int) bool { return w.leaks[i].pos < w.leaks[j].pos })
+	for i, l := range w.leaks {
+		// The first leaking return carries the fix: the fix is one edit for them all.
+		w.report(l, i == 0)
 	}
 }
 
@@ -835,7 +837,7 @@ func (w *walker) releaseText() (string, *releaseCall) {
 	return short, nil
 }
 
-func (w *walker) report(l leak) {
+func (w *walker) report(l leak, withFix bool) {
 	if w.p.suppressedAt(l.pos) {
 		return
 	}
@@ -868,7 +870,7 @@ func (w *walker) report(l leak) {
 			Message: fmt.Sprintf("%s releases it here, on another path", rc.text),
 		})
 	}
-	if fix, ok := w.fix(); ok {
+	if fix, ok := w.fix(); withFix && ok {
 		d.SuggestedFixes = []analysis.SuggestedFix{fix}
 	}
 	w.p.pass.Report(d)

@@ -8,7 +8,7 @@ import (
 
 // suppressedAt reports whether a comment on the line of pos, or on the line above it,
 // silences releasepath there: //releasepath:ok <reason> or //nolint:releasepath. A
-// //releasepath:ok without a reason does not count, and is reported.
+// //releasepath:ok without a reason does not count.
 func (p *pkgChecker) suppressedAt(pos token.Pos) bool {
 	tf := p.pass.Fset.File(pos)
 	if tf == nil {
@@ -18,7 +18,7 @@ func (p *pkgChecker) suppressedAt(pos token.Pos) bool {
 	line := tf.Line(pos)
 	for _, l := range []int{line, line - 1} {
 		for _, c := range lines[l] {
-			if p.silences(c, pos, tf, l) {
+			if p.silences(c) {
 				return true
 			}
 		}
@@ -26,7 +26,7 @@ func (p *pkgChecker) suppressedAt(pos token.Pos) bool {
 	return false
 }
 
-func (p *pkgChecker) silences(text string, pos token.Pos, tf *token.File, line int) bool {
+func (p *pkgChecker) silences(text string) bool {
 	if isNolint(text) {
 		return true
 	}
@@ -35,11 +35,8 @@ func (p *pkgChecker) silences(text string, pos token.Pos, tf *token.File, line i
 	if i < 0 {
 		return false
 	}
-	if strings.TrimSpace(body[i+len("releasepath:ok"):]) == "" {
-		p.pass.Reportf(tf.LineStart(line), "releasepath:ok needs a reason: //releasepath:ok <why this path may keep the resource>")
-		return false
-	}
-	return true
+	// Without a reason the directive does not count: the finding stays, and says why.
+	return strings.TrimSpace(body[i+len("releasepath:ok"):]) != ""
 }
 
 // isNolint reports whether a comment is a //nolint directive that covers releasepath.

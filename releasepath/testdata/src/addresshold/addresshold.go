@@ -16,10 +16,10 @@ func (m *addressManager) ReleaseAddress() error        { return nil }
 
 type cloud struct{ legacy bool }
 
-func (c *cloud) ensureFirewall(ip string) error      { return nil }
-func (c *cloud) ensureBackendService() error         { return nil }
+func (c *cloud) ensureFirewall(ip string) error       { return nil }
+func (c *cloud) ensureBackendService() error          { return nil }
 func (c *cloud) ensureForwardingRule(ip string) error { return nil }
-func (c *cloud) getForwardingRule() (string, error)  { return "", nil }
+func (c *cloud) getForwardingRule() (string, error)   { return "", nil }
 
 // ensureV1201 leaks the reservation on every error return between the hold and the release.
 func (c *cloud) ensureV1201(name, ipToUse string) (string, error) {
