@@ -18,7 +18,7 @@
 //	gce_loadbalancer_internal.go:173:3: return may skip addrMgr.ReleaseAddress (HoldAddress at line 164)
 //
 // A call is an acquisition when its name holds an acquire verb (Hold, Reserve, Acquire,
-// Claim, Lock, Open, Begin; Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup,
+// Claim, Lock, Open, Begin, Dial; Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup,
 // Start) and the function also calls the matching release (HoldAddress and ReleaseAddress,
 // ExecAdd and ExecDel, RLock and RUnlock) on the same receiver, on the acquired value, or
 // with the same arguments; receivers and values are compared by their types.Object, never
@@ -26,7 +26,7 @@
 // usually outlive the call) only on the error returns, and only when the function undoes
 // the acquisition on some error path already. A small table adds well-known pairs that are
 // checked on every error return even when no release is seen (CNI ipam.ExecAdd, netlink
-// LinkAdd, etcd Grant, os.Open, net.Listen), and this module's own types: a *lease.Lease
+// LinkAdd, etcd Grant, os.Open and os.CreateTemp, net.Listen), and this module's own types: a *lease.Lease
 // from lease.New must be released, kept or handed on, and a scope from acquire.New ended by
 // a deferred End. The -pairs flag adds pairs of full names, several releases separated by
 // "|":

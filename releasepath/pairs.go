@@ -32,6 +32,7 @@ var scopedVerbs = map[string][]string{
 	"Lock":    {"Unlock"},
 	"Open":    {"Close"},
 	"Begin":   {"Commit", "Rollback", "End"},
+	"Dial":    {"Close"},
 }
 
 // rollbackVerbs maps each acquire verb whose result usually outlives the function to the verbs
@@ -46,7 +47,7 @@ var rollbackVerbs = map[string][]string{
 	"Attach":   {"Detach"},
 	"Mount":    {"Unmount", "Umount"},
 	"Setup":    {"Teardown", "Cleanup"},
-	"Start":    {"Stop"},
+	"Start":    {"Stop", "Shutdown"},
 }
 
 // A pair is an acquisition and the calls that end it, named by their full names as
@@ -75,6 +76,7 @@ var defaultPairs = []pair{
 	{"os.Open", []string{"os.File.Close"}, scoped, "default"},
 	{"os.OpenFile", []string{"os.File.Close"}, scoped, "default"},
 	{"os.Create", []string{"os.File.Close"}, scoped, "default"},
+	{"os.CreateTemp", []string{"os.File.Close"}, scoped, "default"},
 	{"net.Listen", []string{"net.Listener.Close"}, scoped, "default"},
 	{leasePkg + ".New", []string{leasePkg + ".Lease.Release", leasePkg + ".Lease.Keep"}, scoped, "default"},
 	{acquirePkg + ".New", []string{acquirePkg + ".Scope.End"}, scoped, "default"},

@@ -10,7 +10,7 @@ import (
 
 type netConf struct{ IPAMType string }
 
-func setupVeth(r *ipam.Result) error   { return nil }
+func setupVeth(r *ipam.Result) error      { return nil }
 func configureIface(r *ipam.Result) error { return nil }
 
 // cmdAddLeaky never releases the allocation on a failed ADD.

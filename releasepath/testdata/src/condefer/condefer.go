@@ -9,7 +9,7 @@ import (
 type pool struct{}
 
 func (p *pool) AcquireConn() (*conn, error) { return &conn{}, nil }
-func (p *pool) ReleaseConn(c *conn)          {}
+func (p *pool) ReleaseConn(c *conn)         {}
 
 type conn struct{}
 

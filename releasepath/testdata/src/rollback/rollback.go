@@ -11,10 +11,12 @@ type volume struct{ ID string }
 
 type client struct{}
 
-func (c *client) CreateVolume(ctx context.Context, name string) (*volume, error) { return &volume{}, nil }
-func (c *client) DeleteVolume(ctx context.Context, id string) error            { return nil }
-func (c *client) AttachVolume(ctx context.Context, id, node string) error      { return nil }
-func (c *client) CreateSnapshot(ctx context.Context, id string) error          { return nil }
+func (c *client) CreateVolume(ctx context.Context, name string) (*volume, error) {
+	return &volume{}, nil
+}
+func (c *client) DeleteVolume(ctx context.Context, id string) error       { return nil }
+func (c *client) AttachVolume(ctx context.Context, id, node string) error { return nil }
+func (c *client) CreateSnapshot(ctx context.Context, id string) error     { return nil }
 
 func (c *client) provisionInconsistent(ctx context.Context, name, node string) (*volume, error) {
 	vol, err := c.CreateVolume(ctx, name)

@@ -5,6 +5,6 @@ import "context"
 
 type Scope struct{}
 
-func New(ctx context.Context) *Scope                                         { return &Scope{} }
-func (s *Scope) End(errp *error)                                             {}
+func New(ctx context.Context) *Scope                                        { return &Scope{} }
+func (s *Scope) End(errp *error)                                            {}
 func (s *Scope) Defer(name string, release func(ctx context.Context) error) {}
