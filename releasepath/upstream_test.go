@@ -89,7 +89,7 @@ func TestUpstreamKubernetes97740(t *testing.T) {
 	var vetLines []int
 	for _, l := range strings.Split(out, "\n") {
 		if strings.Contains(l, file+":") && strings.Contains(l, "may skip addrMgr.ReleaseAddress") {
-			_, n := posn(t, strings.Fields(l)[0])
+			_, n := posn(t, strings.TrimSuffix(strings.Fields(l)[0], ":"))
 			vetLines = append(vetLines, n)
 		}
 	}

@@ -24,7 +24,7 @@ func (c *client) provisionInconsistent(ctx context.Context, name, node string) (
 		return nil, err
 	}
 	if node == "" {
-		return nil, errors.New("no node") // want `return may skip c.DeleteVolume \(CreateVolume at line 20\)`
+		return nil, errors.New("no node") // want `return may skip c.DeleteVolume \(CreateVolume at line 22\)`
 	}
 	if err := c.AttachVolume(ctx, vol.ID, node); err != nil {
 		_ = c.DeleteVolume(ctx, vol.ID)
