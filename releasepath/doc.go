@@ -35,19 +35,20 @@
 //
 // These paths are not leaks: the acquisition's own failure branch (err != nil, errors.Is,
 // IsNotFound, checked at once or later, while err still holds the acquisition's error); the
-// nil or false edge of a guard on the handle (if addrMgr != nil, if owned); calls that never
-// return (panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal); returns after a deferred release,
-// including a deferred closure that releases while an ok flag is false or, for a named err
-// result, while err is non-nil; returns that hand the resource on (return it or a closure
+// nil or false edge of a guard on the handle (if addrMgr != nil, if owned, if mu.TryLock());
+// calls that never return (panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal); returns after a
+// deferred release, including a deferred closure that releases while an ok flag is false
+// or, for a named err result, while err is non-nil; returns that hand the resource on (return it or a closure
 // that releases it with a nil error, store it in a field, map, slice or channel, capture it
 // in a go statement, pass a closure that releases it, as to t.Cleanup). A value returned
 // together with a non-nil error is not handed on. A call of a function of the same package
 // that releases its argument or receiver counts as the release. Function literals are
-// checked as functions of their own, and _test.go files only with -test.
+// checked as functions of their own, and _test.go files only with -tests.
 //
 // When it is clearly safe, the diagnostic carries a suggested fix, the shape of the #97740
 // fix: defer the release right after the acquisition's error check and delete the call on
-// the success path.
+// the success path. The first leaking return of an acquisition carries it, since it fixes
+// them all; releasepath -fix applies it.
 //
 // A comment silences a finding: //releasepath:ok <reason> on the return or the acquisition
 // (the reason is required), //releasepath:handoff in the doc comment of a function that

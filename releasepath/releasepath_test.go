@@ -8,8 +8,11 @@ import (
 	"github.com/safereconcile/safereconcile/releasepath"
 )
 
+// TestAnalyzer checks every rule and every false-positive guard on the testdata packages:
+// a "// want" on each return that leaks, and clean after-versions beside them. The packages
+// are loaded in one go.
 func TestAnalyzer(t *testing.T) {
-	tests := []string{
+	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer,
 		"addresshold",
 		"cniipam",
 		"condefer",
@@ -20,12 +23,7 @@ func TestAnalyzer(t *testing.T) {
 		"rollback",
 		"suppress",
 		"wrapper",
-	}
-	for _, pkg := range tests {
-		t.Run(pkg, func(t *testing.T) {
-			analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, pkg)
-		})
-	}
+	)
 }
 
 // TestSuggestedFix checks the #97740 fix on the addresshold shape against its golden file.

@@ -291,6 +291,9 @@ func (w *walker) visit(b *cfg.Block, st state) {
 func (w *walker) prune(cond ast.Expr, edge bool, st *state) bool {
 	info := w.p.pass.TypesInfo
 	cond = ast.Unparen(cond)
+	if cond == w.a.call {
+		return !edge // if mu.TryLock() { … }: the false edge acquired nothing
+	}
 	switch c := cond.(type) {
 	case *ast.UnaryExpr:
 		if c.Op == token.NOT {
