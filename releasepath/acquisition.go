@@ -75,7 +75,9 @@ func collectCalls(info *types.Info, body *ast.BlockStmt, nested bool, keep func(
 
 // candidate classifies a call as a possible acquisition, before any evidence.
 func (p *pkgChecker) candidate(call *ast.CallExpr, fn *types.Func) (*acquisition, bool) {
-	if fn == nil {
+	if fn == nil || (fn.Pkg() != nil && fn.Pkg().Path() == "runtime") {
+		// runtime.LockOSThread is no pair: a goroutine may die with its thread locked on
+		// purpose.
 		return nil, false
 	}
 	if pr, ok := p.pairs[funcName(fn)]; ok {

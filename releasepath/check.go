@@ -22,8 +22,23 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 		return
 	}
 	all := collectCalls(info, body, true, func(*ast.CallExpr, *types.Func) bool { return true })
+	// A method that acquires through a method of its own receiver declared in this package,
+	// returning nothing but an error (l.acquire() inside a method of l), manages the
+	// receiver's state, not a resource of this call. An embedded mutex's Lock is still
+	// checked: it is declared in sync.
+	var self types.Object
+	if fd, ok := fnNode.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 && len(fd.Recv.List[0].Names) == 1 {
+		self = info.Defs[fd.Recv.List[0].Names[0]]
+	}
 	for _, c := range cands {
 		a, _ := p.candidate(c.call, c.fn)
+		if self != nil && c.fn.Pkg() == p.pass.Pkg && onlyError(c.fn) {
+			if r, ok := ast.Unparen(c.call.Fun).(*ast.SelectorExpr); ok {
+				if id, ok := ast.Unparen(r.X).(*ast.Ident); ok && info.Uses[id] == self {
+					continue
+				}
+			}
+		}
 		if !a.bind(info, c.stack, body) {
 			continue
 		}
@@ -306,4 +321,10 @@ func isNilIdent(info *types.Info, e ast.Expr) bool {
 	}
 	_, isNil := info.Uses[id].(*types.Nil)
 	return isNil
+}
+
+// onlyError reports whether fn returns nothing or only an error.
+func onlyError(fn *types.Func) bool {
+	res := fn.Type().(*types.Signature).Results()
+	return res.Len() == 0 || (res.Len() == 1 && isError(res.At(0).Type()))
 }

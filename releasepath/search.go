@@ -238,6 +238,9 @@ func (w *walker) block(b *cfg.Block, from int, st state) {
 	}
 	switch len(b.Succs) {
 	case 0:
+		if !b.Live {
+			return // the end of a function that never gets there (for {} without a break)
+		}
 		if len(b.Nodes) > 0 {
 			if s, ok := b.Nodes[len(b.Nodes)-1].(ast.Stmt); ok && w.noReturn[s] {
 				return
@@ -402,7 +405,11 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 			}
 		case *ast.CallExpr:
 			// A constructor or conversion that wraps the value (newConn(c), append(s, v)),
-			// but not a method of the value itself (f.Name()).
+			// but not a method of the value itself (f.Name()), nor a call whose result
+			// cannot hold it (err = fsync(f) returns an error, not f).
+			if t := info.TypeOf(x); t == nil || isError(t) || isBasic(t) {
+				return
+			}
 			if r := receiver(info, x); r != nil {
 				if o := rootObj(info, r); o != nil && (w.a.values[o] || st.aliases[o]) {
 					return

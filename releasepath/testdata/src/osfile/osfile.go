@@ -61,3 +61,34 @@ func firstLine(path string) (string, error) {
 	f.Close()
 	return "", nil
 }
+
+func fsync(f *os.File) error { return f.Sync() }
+
+// save has a named err: a later err = fsync(f) is no hand-off of f, and its return leaks.
+func save(path string) (err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err = fsync(f); err != nil {
+		return err // want `return may skip f.Close \(OpenFile at line 69\)`
+	}
+	return f.Close()
+}
+
+type lease struct{ held bool }
+
+func (l *lease) acquire() error { l.held = true; return nil }
+func (l *lease) release()       { l.held = false }
+
+// maintain re-binds the lease its receiver owns: the receiver's state, no local obligation.
+func (l *lease) maintain(renew bool) error {
+	if err := l.acquire(); err != nil {
+		return err
+	}
+	if renew {
+		return nil
+	}
+	l.release()
+	return nil
+}
