@@ -12,6 +12,9 @@
 //     conntrack entries only after the forwarding rules are programmed (kubernetes#98305), and
 //     can reconcile the table against the desired state, so that a restart keeps healthy UDP
 //     flows (kubernetes#122740).
+//   - [github.com/safereconcile/safereconcile/releasepath] (a module of its own, on
+//     golang.org/x/tools): an analyzer that reports each return that can skip the release of
+//     something the function acquired, for code that does not use acquire (kubernetes#97740).
 //
 // The module depends on no Kubernetes package; the runnable reproductions of the three bugs
 // live in the separate module github.com/safereconcile/safereconcile/examples.

@@ -14,14 +14,16 @@ import (
 	"github.com/safereconcile/safereconcile/examples/gceaddress/ilb"
 	"github.com/safereconcile/safereconcile/examples/internal/scenario"
 	"github.com/safereconcile/safereconcile/examples/nodeport/proxy"
+	"github.com/safereconcile/safereconcile/examples/releasecheck"
 	"github.com/safereconcile/safereconcile/examples/servicequota/admission"
 )
 
 // scenarios lists every reproduction; an example package adds its row with one line here.
 var scenarios = []scenario.Scenario{
-	ilb.Scenario,       // kubernetes#97740: the leaked address reservation
-	admission.Scenario, // kubernetes#97437: the zero entry that failed a quota check
-	proxy.Scenario,     // kubernetes#98305: the UDP NodePort blackholed by a stale conntrack entry
+	ilb.Scenario,          // kubernetes#97740: the leaked address reservation
+	releasecheck.Scenario, // kubernetes#97740 again: what releasepath reports on both shapes
+	admission.Scenario,    // kubernetes#97437: the zero entry that failed a quota check
+	proxy.Scenario,        // kubernetes#98305: the UDP NodePort blackholed by a stale conntrack entry
 }
 
 func main() {

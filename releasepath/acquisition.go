@@ -1,0 +1,321 @@
+package releasepath
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// An acquisition is one call that acquires a resource, with what the search needs to know
+// about it.
+type acquisition struct {
+	call   *ast.CallExpr
+	node   ast.Node // the statement holding the call
+	fn     *types.Func
+	name   string // the callee's name, "HoldAddress"
+	kind   obligation
+	source string // "verb", "default" or "config"
+
+	verb      verbMatch // for source "verb"
+	pair      *pair     // for the table sources
+	recvKey   string    // identity of the receiver, "" for a function
+	recvRoot  types.Object
+	errObj    types.Object            // the variable the acquisition's error went into
+	values    map[types.Object]bool   // the acquired values (not basic-typed)
+	guards    map[types.Object]bool   // values whose nil or false edge means nothing was acquired
+	argRoots  map[types.Object]bool   // root objects of the arguments, contexts left out
+	releases  []*releaseCall          // matching releases seen in the function
+	funcLit   *ast.FuncLit            // the function literal the acquisition is in, if any
+	stmtStack []ast.Node              // ancestors of the call
+	byObj     map[types.Object]string // names for messages
+}
+
+// A releaseCall is a call that ends an acquisition.
+type releaseCall struct {
+	call  *ast.CallExpr
+	stack []ast.Node // ancestors, outermost first
+	text  string     // "addrMgr.ReleaseAddress"
+}
+
+// callInfo is a call found in a function body, with its ancestors.
+type callInfo struct {
+	call  *ast.CallExpr
+	fn    *types.Func
+	stack []ast.Node
+}
+
+// collectCalls lists the calls in body with their ancestors. With nested, it also descends
+// into function literals.
+func collectCalls(info *types.Info, body *ast.BlockStmt, nested bool, keep func(*ast.CallExpr, *types.Func) bool) []callInfo {
+	var out []callInfo
+	var stack []ast.Node
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		if _, ok := n.(*ast.FuncLit); ok && !nested {
+			return false
+		}
+		if call, ok := n.(*ast.CallExpr); ok {
+			fn, _ := typeutil.Callee(info, call).(*types.Func)
+			if keep(call, fn) {
+				out = append(out, callInfo{call: call, fn: fn, stack: append([]ast.Node(nil), stack...)})
+			}
+		}
+		stack = append(stack, n)
+		return true
+	})
+	return out
+}
+
+// candidate classifies a call as a possible acquisition, before any evidence.
+func (p *pkgChecker) candidate(call *ast.CallExpr, fn *types.Func) (*acquisition, bool) {
+	if fn == nil || (fn.Pkg() != nil && fn.Pkg().Path() == "runtime") {
+		// runtime.LockOSThread is no pair: a goroutine may die with its thread locked on
+		// purpose.
+		return nil, false
+	}
+	if pr, ok := p.pairs[funcName(fn)]; ok {
+		return &acquisition{call: call, fn: fn, name: fn.Name(), kind: pr.kind, source: pr.source, pair: pr}, true
+	}
+	if m, ok := matchVerb(fn.Name()); ok {
+		return &acquisition{call: call, fn: fn, name: fn.Name(), kind: m.kind, source: "verb", verb: m}, true
+	}
+	return nil, false
+}
+
+// rootObj returns the object at the root of e: x for x, x.f.g, x[i], *x, &x and (x).
+func rootObj(info *types.Info, e ast.Expr) types.Object {
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			if o := info.Uses[x]; o != nil {
+				return o
+			}
+			return info.Defs[x]
+		case *ast.SelectorExpr:
+			if sel, ok := info.Selections[x]; ok && sel.Kind() == types.FieldVal {
+				e = x.X
+				continue
+			}
+			if _, ok := info.Selections[x]; !ok {
+				return info.Uses[x.Sel] // a package-qualified name
+			}
+			return nil
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.UnaryExpr:
+			if x.Op != token.AND {
+				return nil
+			}
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
+}
+
+// exprKey returns the identity of a receiver expression built from the types.Object of its
+// root and of each field selected, so that g.lock and h.lock differ and two spellings of
+// the same field chain agree. ok is false for expressions that have no stable identity (a
+// call result, an index).
+func exprKey(info *types.Info, e ast.Expr) (key string, ok bool) {
+	var b strings.Builder
+	var walk func(ast.Expr) bool
+	walk = func(e ast.Expr) bool {
+		switch x := e.(type) {
+		case *ast.Ident:
+			o := info.Uses[x]
+			if o == nil {
+				o = info.Defs[x]
+			}
+			if o == nil {
+				return false
+			}
+			b.WriteString(objID(o))
+			return true
+		case *ast.SelectorExpr:
+			if sel, ok := info.Selections[x]; ok {
+				if sel.Kind() != types.FieldVal || !walk(x.X) {
+					return false
+				}
+				b.WriteString("." + objID(sel.Obj()))
+				return true
+			}
+			o := info.Uses[x.Sel]
+			if o == nil {
+				return false
+			}
+			b.WriteString(objID(o))
+			return true
+		case *ast.StarExpr:
+			return walk(x.X)
+		case *ast.ParenExpr:
+			return walk(x.X)
+		case *ast.UnaryExpr:
+			return x.Op == token.AND && walk(x.X)
+		}
+		return false
+	}
+	if !walk(e) {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// objID names an object uniquely within the run: its identity, never its name.
+func objID(o types.Object) string { return fmt.Sprintf("%p", o) }
+
+// isContext reports whether t is context.Context.
+func isContext(t types.Type) bool {
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+}
+
+var errorType = types.Universe.Lookup("error").Type()
+
+// isError reports whether t is the error interface.
+func isError(t types.Type) bool { return t != nil && types.Identical(t, errorType) }
+
+// isBasic reports whether values of t are copies of data, not handles on a resource.
+func isBasic(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Basic)
+	return ok
+}
+
+// receiver returns the receiver expression of a method call, or nil.
+func receiver(info *types.Info, call *ast.CallExpr) ast.Expr {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	if s, ok := info.Selections[sel]; ok && (s.Kind() == types.MethodVal) {
+		return sel.X
+	}
+	return nil
+}
+
+// bind fills in what the acquisition's syntax says: where its results went, its receiver and
+// its arguments. It reports false when the acquisition is handed on where it happens (a
+// result stored in a field, returned at once, deferred or started in a goroutine).
+func (a *acquisition) bind(info *types.Info, stack []ast.Node, body *ast.BlockStmt) bool {
+	a.values = map[types.Object]bool{}
+	a.guards = map[types.Object]bool{}
+	a.argRoots = map[types.Object]bool{}
+	a.stmtStack = stack
+	// The innermost statement holding the call, and whether the call is its whole value.
+	var stmt ast.Stmt
+	direct := true
+	for i := len(stack) - 1; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *ast.ParenExpr:
+			continue
+		case *ast.CallExpr, *ast.CompositeLit, *ast.KeyValueExpr, *ast.UnaryExpr, *ast.BinaryExpr, *ast.SelectorExpr, *ast.IndexExpr, *ast.StarExpr, *ast.TypeAssertExpr, *ast.SliceExpr:
+			if sel, ok := n.(*ast.SelectorExpr); ok && sel.X != a.call {
+				continue
+			}
+			direct = false
+			continue
+		case ast.Stmt:
+			stmt = n
+		case *ast.ValueSpec:
+			a.node = n
+			for _, id := range n.Names {
+				a.addResult(info, id)
+			}
+			for j := i - 1; j >= 0; j-- {
+				if s, ok := stack[j].(ast.Stmt); ok {
+					stmt = s
+					break
+				}
+			}
+		}
+		if stmt != nil {
+			break
+		}
+	}
+	if stmt == nil {
+		return false
+	}
+	switch s := stmt.(type) {
+	case *ast.ReturnStmt, *ast.DeferStmt, *ast.GoStmt, *ast.SendStmt:
+		return false
+	case *ast.AssignStmt:
+		if a.node == nil {
+			a.node = s
+		}
+		if direct && len(s.Rhs) == 1 {
+			for _, l := range s.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+					a.addResult(info, id)
+					continue
+				}
+				return false // stored in a field, map or slice: handed on
+			}
+		}
+	case *ast.ExprStmt, *ast.IfStmt, *ast.SwitchStmt, *ast.DeclStmt:
+		if a.node == nil {
+			a.node = s
+		}
+	default:
+		if a.node == nil {
+			a.node = s
+		}
+	}
+	if r := receiver(info, a.call); r != nil {
+		if k, ok := exprKey(info, r); ok {
+			a.recvKey = k
+		}
+		if id, ok := ast.Unparen(r).(*ast.Ident); ok {
+			if o, ok := info.Uses[id].(*types.Var); ok && o.Pos() >= body.Pos() && o.Pos() < body.End() {
+				// A local handle (addrMgr := newAddressManager(...)): its nil guard prunes,
+				// and handing it on hands the resource on.
+				a.recvRoot = o
+				a.guards[o] = true
+				a.values[o] = true
+			}
+		}
+	}
+	for _, arg := range a.call.Args {
+		if t := info.TypeOf(arg); t != nil && isContext(t) {
+			continue
+		}
+		if o := rootObj(info, arg); o != nil {
+			if _, isPkg := o.(*types.PkgName); !isPkg {
+				a.argRoots[o] = true
+			}
+		}
+	}
+	return true
+}
+
+func (a *acquisition) addResult(info *types.Info, id *ast.Ident) {
+	if id.Name == "_" {
+		return
+	}
+	o := info.Defs[id]
+	if o == nil {
+		o = info.Uses[id]
+	}
+	v, ok := o.(*types.Var)
+	if !ok {
+		return
+	}
+	if isError(v.Type()) {
+		a.errObj = v
+		return
+	}
+	a.guards[v] = true
+	if !isBasic(v.Type()) {
+		a.values[v] = true
+	}
+}

@@ -1,0 +1,225 @@
+package releasepath
+
+import (
+	"fmt"
+	"go/types"
+	"strings"
+	"unicode"
+)
+
+// An obligation says on which returns an acquisition must have been undone.
+type obligation uint8
+
+const (
+	// scoped: released on every return unless ownership is handed on (Hold, Lock, Open).
+	scoped obligation = iota + 1
+	// rollback: undone on the error returns, and only when the function itself undoes it on
+	// some error path already (Create, Add, Allocate). A reconciler's create is usually meant
+	// to outlive the call; an inconsistent rollback is the bug worth a report.
+	rollback
+	// errorReturns: undone on every error return, whether or not the function ever undoes it
+	// (the configured and default pairs: an IPAM allocation never outlives a failed ADD).
+	errorReturns
+)
+
+// scopedVerbs maps each acquire verb whose hold must end before the function returns to the
+// verbs that end it.
+var scopedVerbs = map[string][]string{
+	"Hold":    {"Release", "Unhold"},
+	"Reserve": {"Release", "Unreserve", "Free"},
+	"Acquire": {"Release"},
+	"Claim":   {"Release", "Unclaim"},
+	"Lock":    {"Unlock"},
+	"Open":    {"Close"},
+	"Begin":   {"Commit", "Rollback", "End"},
+	"Dial":    {"Close"},
+}
+
+// rollbackVerbs maps each acquire verb whose result usually outlives the function to the verbs
+// that undo it.
+var rollbackVerbs = map[string][]string{
+	"Create":   {"Delete", "Destroy", "Remove"},
+	"Insert":   {"Delete", "Remove"},
+	"Add":      {"Del", "Delete", "Remove"},
+	"Allocate": {"Release", "Free", "Deallocate"},
+	"Alloc":    {"Free", "Release", "Dealloc"},
+	"Grant":    {"Revoke"},
+	"Attach":   {"Detach"},
+	"Mount":    {"Unmount", "Umount"},
+	"Setup":    {"Teardown", "Cleanup"},
+	"Start":    {"Stop", "Shutdown"},
+}
+
+// A pair is an acquisition and the calls that end it, named by their full names as
+// [funcName] prints them: "os.Open", "os.File.Close", "example.com/ipam.ExecAdd".
+type pair struct {
+	acquire  string
+	releases []string
+	kind     obligation
+	source   string // "default" or "config"
+}
+
+const (
+	leasePkg   = "github.com/safereconcile/safereconcile/lease"
+	acquirePkg = "github.com/safereconcile/safereconcile/acquire"
+)
+
+// defaultPairs is the table for the field: what controllers, CNI plugins and node agents
+// acquire through well-known APIs, and this module's own types.
+var defaultPairs = []pair{
+	{"github.com/containernetworking/plugins/pkg/ipam.ExecAdd", []string{"github.com/containernetworking/plugins/pkg/ipam.ExecDel"}, errorReturns, "default"},
+	{"github.com/containernetworking/cni/pkg/invoke.DelegateAdd", []string{"github.com/containernetworking/cni/pkg/invoke.DelegateDel"}, errorReturns, "default"},
+	{"github.com/vishvananda/netlink.LinkAdd", []string{"github.com/vishvananda/netlink.LinkDel"}, errorReturns, "default"},
+	{"github.com/vishvananda/netlink.Handle.LinkAdd", []string{"github.com/vishvananda/netlink.Handle.LinkDel"}, errorReturns, "default"},
+	{"go.etcd.io/etcd/client/v3.Lease.Grant", []string{"go.etcd.io/etcd/client/v3.Lease.Revoke"}, errorReturns, "default"},
+	{"go.etcd.io/etcd/client/v3/concurrency.NewSession", []string{"go.etcd.io/etcd/client/v3/concurrency.Session.Close"}, scoped, "default"},
+	{"os.Open", []string{"os.File.Close"}, scoped, "default"},
+	{"os.OpenFile", []string{"os.File.Close"}, scoped, "default"},
+	{"os.Create", []string{"os.File.Close"}, scoped, "default"},
+	{"os.CreateTemp", []string{"os.File.Close"}, scoped, "default"},
+	{"net.Listen", []string{"net.Listener.Close"}, scoped, "default"},
+	{leasePkg + ".New", []string{leasePkg + ".Lease.Release", leasePkg + ".Lease.Keep"}, scoped, "default"},
+	{acquirePkg + ".New", []string{acquirePkg + ".Scope.End"}, scoped, "default"},
+}
+
+// parsePairs parses the -pairs flag: a comma-separated list of acquire=release, each a full
+// name as in "example.com/ipam.ExecAdd=example.com/ipam.ExecDel" or, for methods,
+// "example.com/cloud.Client.Reserve=example.com/cloud.Client.Release". Several releases for
+// one acquisition are separated by "|".
+func parsePairs(s string) ([]pair, error) {
+	var ps []pair
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		acq, rels, ok := strings.Cut(f, "=")
+		if !ok || !validName(acq) {
+			return nil, fmt.Errorf("releasepath: pair %q: want acquire=release, each a full name such as example.com/pkg.Func or example.com/pkg.Type.Method", f)
+		}
+		p := pair{acquire: strings.TrimSpace(acq), kind: errorReturns, source: "config"}
+		for _, r := range strings.Split(rels, "|") {
+			r = strings.TrimSpace(r)
+			if !validName(r) {
+				return nil, fmt.Errorf("releasepath: pair %q: release %q is not a full name such as example.com/pkg.Func or example.com/pkg.Type.Method", f, r)
+			}
+			p.releases = append(p.releases, r)
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
+// validName reports whether s looks like pkg.Func or pkg.Type.Method.
+func validName(s string) bool {
+	s = strings.TrimSpace(s)
+	last := s[strings.LastIndex(s, "/")+1:]
+	parts := strings.Split(last, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || strings.ContainsAny(p, " *()=|") {
+			return false
+		}
+	}
+	return true
+}
+
+// funcName returns the full name of fn as the pair table spells it: "os.Open" for a
+// function, "os.File.Close" for a method (pointer receivers included), "" when fn has no
+// package (a builtin or an error method).
+func funcName(fn *types.Func) string {
+	if fn == nil || fn.Pkg() == nil {
+		return ""
+	}
+	sig, _ := fn.Type().(*types.Signature)
+	if sig == nil || sig.Recv() == nil {
+		return fn.Pkg().Path() + "." + fn.Name()
+	}
+	t := sig.Recv().Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	switch t := t.(type) {
+	case *types.Named:
+		return fn.Pkg().Path() + "." + t.Obj().Name() + "." + fn.Name()
+	case *types.Alias:
+		return fn.Pkg().Path() + "." + t.Obj().Name() + "." + fn.Name()
+	}
+	// A method of an unnamed interface: identify it by the interface's origin when the
+	// selection names one, which the caller handles; here there is no stable name.
+	return ""
+}
+
+// words splits a CamelCase or camelCase identifier into its words: "HoldAddress" gives
+// [Hold Address], "RLock" gives [R Lock], "holdAddressV1201" gives [hold Address V1201].
+func words(name string) []string {
+	var ws []string
+	start := 0
+	rs := []rune(name)
+	for i := 1; i < len(rs); i++ {
+		if unicode.IsUpper(rs[i]) && !unicode.IsUpper(rs[i-1]) {
+			ws = append(ws, string(rs[start:i]))
+			start = i
+		} else if unicode.IsUpper(rs[i]) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) && i-start > 0 {
+			// "RLock": the run "RL" splits before the upper letter that starts a word.
+			ws = append(ws, string(rs[start:i]))
+			start = i
+		}
+	}
+	return append(ws, string(rs[start:]))
+}
+
+// A verbMatch is an acquire verb found in a call's name.
+type verbMatch struct {
+	verb     string   // canonical verb, "Hold"
+	index    int      // its word's index in the name
+	releases []string // release names made by swapping the verb: "ReleaseAddress"
+	relVerbs []string // the release verbs themselves: "Release"
+	kind     obligation
+}
+
+// matchVerb finds the first acquire verb among the words of name and returns the release
+// names the swap gives.
+func matchVerb(name string) (verbMatch, bool) {
+	ws := words(name)
+	for i, w := range ws {
+		canon := strings.ToUpper(w[:1]) + w[1:]
+		kind := scoped
+		rels, ok := scopedVerbs[canon]
+		if !ok {
+			if rels, ok = rollbackVerbs[canon]; !ok {
+				continue
+			}
+			kind = rollback
+		}
+		m := verbMatch{verb: canon, index: i, relVerbs: rels, kind: kind}
+		for _, r := range rels {
+			sw := append([]string(nil), ws...)
+			if unicode.IsLower([]rune(w)[0]) {
+				r = strings.ToLower(r[:1]) + r[1:]
+			}
+			sw[i] = r
+			m.releases = append(m.releases, strings.Join(sw, ""))
+		}
+		return m, true
+	}
+	return verbMatch{}, false
+}
+
+// isReleaseVerbName reports whether name starts with one of verbs (any case of its first
+// letter), the loose form of a release: "releaseOwn" for the verb Release.
+func isReleaseVerbName(name string, verbs []string) bool {
+	ws := words(name)
+	if len(ws) == 0 {
+		return false
+	}
+	first := strings.ToUpper(ws[0][:1]) + ws[0][1:]
+	for _, v := range verbs {
+		if first == v {
+			return true
+		}
+	}
+	return false
+}

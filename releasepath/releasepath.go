@@ -1,0 +1,210 @@
+package releasepath
+
+import (
+	_ "embed"
+	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/ctrlflow"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+)
+
+//go:embed doc.go
+var doc string
+
+// Analyzer reports each return that can skip the release of a resource acquired earlier in
+// the same function. Its flags are -pairs (more acquire=release pairs, see the package
+// documentation) and -tests (also check _test.go files). Use [New] for an Analyzer configured
+// in code, as the golangci-lint plugin does.
+var Analyzer = newAnalyzer(&config{})
+
+// Config configures an Analyzer made by [New]. The zero value is the default Analyzer's
+// configuration.
+type Config struct {
+	// Pairs adds acquisitions and their releases, each "acquire=release" in full names,
+	// several releases separated by "|": "example.com/ipam.ExecAdd=example.com/ipam.ExecDel",
+	// "example.com/cloud.Client.Reserve=example.com/cloud.Client.Release". A configured pair
+	// is checked on every error return after the acquisition.
+	Pairs []string
+	// Tests also checks _test.go files, which are skipped by default.
+	Tests bool
+}
+
+// New returns an Analyzer named releasepath configured by c, or an error when one of
+// c.Pairs is malformed. Each call returns a new Analyzer that shares nothing with
+// [Analyzer].
+func New(c Config) (*analysis.Analyzer, error) {
+	cfg := &config{tests: c.Tests}
+	if err := cfg.addPairs(strings.Join(c.Pairs, ",")); err != nil {
+		return nil, err
+	}
+	return newAnalyzer(cfg), nil
+}
+
+// config is the state behind one Analyzer: its flags write into it before the first run.
+type config struct {
+	tests bool
+	pairs []pair
+	raw   []string
+}
+
+func (c *config) addPairs(s string) error {
+	ps, err := parsePairs(s)
+	if err != nil {
+		return err
+	}
+	c.pairs = append(c.pairs, ps...)
+	if s != "" {
+		c.raw = append(c.raw, s)
+	}
+	return nil
+}
+
+// pairsFlag is the -pairs flag; each use adds to the list.
+type pairsFlag struct{ c *config }
+
+func (f pairsFlag) String() string {
+	if f.c == nil {
+		return ""
+	}
+	return strings.Join(f.c.raw, ",")
+}
+
+func (f pairsFlag) Set(s string) error { return f.c.addPairs(s) }
+
+func newAnalyzer(c *config) *analysis.Analyzer {
+	a := &analysis.Analyzer{
+		Name:     "releasepath",
+		Doc:      extractDoc(doc),
+		URL:      "https://pkg.go.dev/github.com/safereconcile/safereconcile/releasepath",
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer},
+		Run:      func(pass *analysis.Pass) (any, error) { return run(pass, c) },
+	}
+	a.Flags.Init("releasepath", flag.ContinueOnError)
+	a.Flags.Var(pairsFlag{c}, "pairs", "more `acquire=release` pairs in full names, comma-separated (example.com/ipam.ExecAdd=example.com/ipam.ExecDel)")
+	a.Flags.BoolVar(&c.tests, "tests", c.tests, "also check _test.go files")
+	return a
+}
+
+// extractDoc returns the text of the "# Analyzer releasepath" section of the package
+// comment in src, the way the x/tools passes keep one source for both.
+func extractDoc(src string) string {
+	f, err := parser.ParseFile(token.NewFileSet(), "doc.go", src, parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil || f.Doc == nil {
+		panic("releasepath: doc.go has no package comment")
+	}
+	text := f.Doc.Text()
+	const heading = "# Analyzer releasepath\n"
+	i := strings.Index(text, heading)
+	if i < 0 {
+		panic("releasepath: doc.go has no " + strings.TrimSpace(heading) + " section")
+	}
+	return strings.TrimSpace(text[i+len(heading):])
+}
+
+// run checks each function of the package that contains a candidate acquisition.
+func run(pass *analysis.Pass, c *config) (any, error) {
+	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	cfgs := pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs)
+	p := &pkgChecker{pass: pass, cfg: c, cfgs: cfgs, pairs: map[string]*pair{}}
+	for i := range defaultPairs {
+		p.pairs[defaultPairs[i].acquire] = &defaultPairs[i]
+	}
+	for i := range c.pairs {
+		p.pairs[c.pairs[i].acquire] = &c.pairs[i]
+	}
+	skip := map[*token.File]bool{}
+	for _, f := range pass.Files {
+		tf := pass.Fset.File(f.Pos())
+		if tf == nil {
+			continue
+		}
+		if ast.IsGenerated(f) || (!c.tests && strings.HasSuffix(tf.Name(), "_test.go")) {
+			skip[tf] = true
+			continue
+		}
+		p.indexFile(f)
+	}
+	ins.WithStack([]ast.Node{(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
+		if !push || skip[pass.Fset.File(n.Pos())] {
+			return true
+		}
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			if n.Body == nil {
+				return true
+			}
+			if n.Name.Name == "main" && n.Recv == nil && pass.Pkg.Name() == "main" {
+				return true // returning from main.main ends the process
+			}
+			obj, _ := pass.TypesInfo.Defs[n.Name].(*types.Func)
+			if obj == nil {
+				return true
+			}
+			g := cfgs.FuncDecl(n)
+			if g == nil {
+				return true
+			}
+			p.checkFunc(n, n.Body, obj.Type().(*types.Signature), g, n.Doc)
+		case *ast.FuncLit:
+			sig, _ := pass.TypesInfo.TypeOf(n).(*types.Signature)
+			g := cfgs.FuncLit(n)
+			if sig == nil || g == nil {
+				return true
+			}
+			var fdoc *ast.CommentGroup
+			for i := len(stack) - 1; i >= 0; i-- {
+				if d, ok := stack[i].(*ast.FuncDecl); ok {
+					fdoc = d.Doc
+					break
+				}
+			}
+			p.checkFunc(n, n.Body, sig, g, fdoc)
+		}
+		return true
+	})
+	return nil, nil
+}
+
+// pkgChecker holds what one run knows about the package.
+type pkgChecker struct {
+	pass  *analysis.Pass
+	cfg   *config
+	cfgs  *ctrlflow.CFGs
+	pairs map[string]*pair
+
+	decls    map[*types.Func]*ast.FuncDecl // this package's functions, for release wrappers
+	wrappers map[*types.Func]*wrapperInfo
+	comments map[*token.File]map[int][]string // line → comment texts
+}
+
+func (p *pkgChecker) indexFile(f *ast.File) {
+	if p.decls == nil {
+		p.decls = map[*types.Func]*ast.FuncDecl{}
+		p.comments = map[*token.File]map[int][]string{}
+	}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+			if fn, ok := p.pass.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+				p.decls[fn] = fd
+			}
+		}
+	}
+	tf := p.pass.Fset.File(f.Pos())
+	lines := map[int][]string{}
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			if strings.Contains(c.Text, "releasepath") || strings.Contains(c.Text, "nolint") {
+				l := tf.Line(c.Pos())
+				lines[l] = append(lines[l], c.Text)
+			}
+		}
+	}
+	p.comments[tf] = lines
+}

@@ -1,0 +1,95 @@
+// Package handoff hands what it acquires on: into a struct, a map, a channel, a goroutine, a
+// cleanup closure, or the caller.
+package handoff
+
+import (
+	"errors"
+	"net"
+	"os"
+)
+
+type server struct {
+	ln    net.Listener
+	files map[string]*os.File
+	ch    chan *os.File
+}
+
+func (s *server) listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	s.ln = ln
+	return nil
+}
+
+func newServer(addr string) (*server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return &server{ln: ln}, nil
+}
+
+func newServerChecked(addr string, ok bool) (*server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &server{ln: ln}
+	if !ok {
+		return s, errors.New("not ok") // want `return may skip ln.Close \(Listen at line 35\)`
+	}
+	return s, nil
+}
+
+func (s *server) track(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	s.files[name] = f
+	return nil
+}
+
+func (s *server) send(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	s.ch <- f
+	return nil
+}
+
+func serve(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	go func() {
+		defer f.Close()
+		_ = f.Sync()
+	}()
+	return nil
+}
+
+// openWithCleanup returns the file and the closure that closes it.
+func openWithCleanup(name string) (*os.File, func(), error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// lockedFile returns holding the file on purpose.
+//
+//releasepath:handoff the caller closes it
+func lockedFile(name string) *os.File {
+	f, _ := os.Open(name)
+	if f == nil {
+		return nil
+	}
+	_ = f.Sync()
+	return nil
+}

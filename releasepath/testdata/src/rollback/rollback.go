@@ -1,0 +1,83 @@
+// Package rollback creates a volume and attaches it; a failed attach must delete the volume
+// it created, and the function undoes it on one error path but not on the other.
+package rollback
+
+import (
+	"context"
+	"errors"
+)
+
+type volume struct{ ID string }
+
+type client struct{}
+
+func (c *client) CreateVolume(ctx context.Context, name string) (*volume, error) {
+	return &volume{}, nil
+}
+func (c *client) DeleteVolume(ctx context.Context, id string) error       { return nil }
+func (c *client) AttachVolume(ctx context.Context, id, node string) error { return nil }
+func (c *client) CreateSnapshot(ctx context.Context, id string) error     { return nil }
+
+func (c *client) provisionInconsistent(ctx context.Context, name, node string) (*volume, error) {
+	vol, err := c.CreateVolume(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if node == "" {
+		return nil, errors.New("no node") // want `return may skip c.DeleteVolume \(CreateVolume at line 22\)`
+	}
+	if err := c.AttachVolume(ctx, vol.ID, node); err != nil {
+		_ = c.DeleteVolume(ctx, vol.ID)
+		return nil, err
+	}
+	return vol, nil // success keeps the volume: a create is meant to outlive the call
+}
+
+// provision keeps what it creates on purpose: no rollback anywhere, so nothing to report.
+func (c *client) provision(ctx context.Context, name, node string) error {
+	vol, err := c.CreateVolume(ctx, name)
+	if err != nil {
+		return err
+	}
+	return c.AttachVolume(ctx, vol.ID, node)
+}
+
+// provisionDeferred rolls back through a deferred closure on a named err.
+func (c *client) provisionDeferred(ctx context.Context, name, node string) (vol *volume, err error) {
+	vol, err = c.CreateVolume(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = c.DeleteVolume(ctx, vol.ID)
+		}
+	}()
+	if node == "" {
+		return nil, errors.New("no node")
+	}
+	if err := c.AttachVolume(ctx, vol.ID, node); err != nil {
+		return nil, err
+	}
+	return vol, nil
+}
+
+// provisionLocalErr defers on a local err: a return that builds a new error skips it.
+func (c *client) provisionLocalErr(ctx context.Context, name, node string) (*volume, error) {
+	vol, err := c.CreateVolume(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = c.DeleteVolume(ctx, vol.ID)
+		}
+	}()
+	if node == "" {
+		return nil, errors.New("no node") // want `return may skip c.DeleteVolume`
+	}
+	if err = c.AttachVolume(ctx, vol.ID, node); err != nil {
+		return nil, err
+	}
+	return vol, nil
+}
