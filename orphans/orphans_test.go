@@ -89,7 +89,7 @@ func (c *cloud) state() (held []string, releases []string) {
 type fixture struct {
 	t       *testing.T
 	cfg     *rest.Config
-	c       client.Client
+	c       client.WithWatch
 	cs      *kubernetes.Clientset
 	ns      string
 	name    string // controller name: labels the metrics, so that tests do not share series
@@ -102,7 +102,7 @@ func newFixture(t *testing.T, opts ...orphans.Option) *fixture {
 	cfg := env.Need(t)
 	f := &fixture{t: t, cfg: cfg, cloud: newCloud(), logs: &logSink{}}
 	var err error
-	f.c, err = client.New(cfg, client.Options{})
+	f.c, err = client.NewWithWatch(cfg, client.Options{})
 	require.NoError(t, err)
 	f.cs = kubernetes.NewForConfigOrDie(cfg)
 	f.name = "t-" + strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))

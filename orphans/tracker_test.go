@@ -139,7 +139,7 @@ func TestWriteErrorKeepsTheOrphanForTheNextRun(t *testing.T) {
 	var failPatch atomic.Bool
 	failPatch.Store(true)
 	errAPI := apierrors.NewServiceUnavailable("etcd is having a moment")
-	c := interceptor.NewClient(f.c.(client.WithWatch), interceptor.Funcs{
+	c := interceptor.NewClient(f.c, interceptor.Funcs{
 		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 			if failPatch.Load() {
 				return errAPI

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -36,11 +35,12 @@ type world struct {
 	url        string
 	kubeconfig string
 
-	mu       sync.Mutex
-	seq      int               // cloud calls answered so far
-	lastCall map[string]int    // caller → seq of its latest call
-	children map[string]*child // by caller id
-	failures []failure
+	mu           sync.Mutex
+	seq          int               // cloud calls answered so far
+	lastCall     map[string]int    // caller → seq of its latest call
+	children     map[string]*child // by caller id
+	failures     []failure
+	svcByAddress map[string]string
 	// inject decides whether a release of name fails; nil: never.
 	inject func(name string) bool
 	// hook, if set, runs after each call's own handling, without mu held.
@@ -50,7 +50,8 @@ type world struct {
 // A failure is a release the cloud failed on purpose.
 type failure struct {
 	id     int
-	name   string
+	name   string // the address
+	svc    string // its Service
 	caller string
 	seq    int
 	at     time.Time
@@ -70,7 +71,7 @@ func newWorld(t *testing.T, ns string) *world {
 	cfg := env.Need(t)
 	c, err := client.New(cfg, client.Options{})
 	require.NoError(t, err)
-	w := &world{t: t, c: c, ns: ns, cloud: &fakecloud.Cloud{}, lastCall: map[string]int{}, children: map[string]*child{}}
+	w := &world{t: t, c: c, ns: ns, cloud: &fakecloud.Cloud{}, lastCall: map[string]int{}, children: map[string]*child{}, svcByAddress: map[string]string{}}
 	require.NoError(t, c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	w.cloud.Hook = w.onCall
 	srv := httptest.NewServer(fakecloud.Handler(w.cloud)) // listens on 127.0.0.1
@@ -89,7 +90,7 @@ func (w *world) onCall(ctx context.Context, op fakecloud.Op, name string, done b
 		w.seq++
 		w.lastCall[caller] = w.seq
 		if op == fakecloud.ReleaseAddress && w.inject != nil && w.inject(name) {
-			f := failure{id: len(w.failures) + 1, name: name, caller: caller, seq: w.seq, at: time.Now()}
+			f := failure{id: len(w.failures) + 1, name: name, svc: w.serviceOf(name), caller: caller, seq: w.seq, at: time.Now()}
 			w.failures = append(w.failures, f)
 			w.mu.Unlock()
 			if w.hook != nil {
@@ -274,21 +275,38 @@ func (w *world) deleteServices() {
 	}
 }
 
-// notes returns the notes of the Events in the world's namespace with reason.
-func (w *world) notes(reason string) []string {
-	var l corev1.EventList // the core/v1 view of events.k8s.io Events
+// events returns the Events in the world's namespace with reason, in their core/v1 view.
+func (w *world) events(reason string) []corev1.Event {
+	var l corev1.EventList
 	require.NoError(w.t, w.c.List(context.Background(), &l, client.InNamespace(w.ns)))
-	var out []string
+	var out []corev1.Event
 	for _, e := range l.Items {
 		if e.Reason == reason {
-			out = append(out, e.Message)
+			out = append(out, e)
 		}
 	}
 	return out
 }
 
-func reported(notes []string, f failure) bool {
-	return slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, f.text()+":") })
+// notes returns the notes of the Events in the world's namespace with reason.
+func (w *world) notes(reason string) []string {
+	var out []string
+	for _, e := range w.events(reason) {
+		out = append(out, e.Message)
+	}
+	return out
+}
+
+// serviceOf returns the name of the Service whose address is called name. Called with mu held;
+// the names are cached because the hook cannot list while the test may be failing.
+func (w *world) serviceOf(name string) string {
+	if s, ok := w.svcByAddress[name]; ok {
+		return s
+	}
+	for _, s := range w.servicesQuiet() {
+		w.svcByAddress[ilbcontroller.ResourceName(&s)] = s.Name
+	}
+	return w.svcByAddress[name]
 }
 
 type syncWriter struct {
