@@ -13,10 +13,10 @@
 //     safereconcile_orphans_recorded and safereconcile_orphan_retries_total{result}, all on
 //     controller-runtime's metrics registry. The kind label is [lease.OrphanError.Kind], from
 //     the lease-naming convention "<kind>/<id>" (see [lease.New]); names never become labels;
-//   - durable: recorded in the object's [Annotation] in the same reconcile, and retried by
-//     name at the start of every later reconcile of the object, in whichever process or
-//     replica runs it, until it is released and the record removed. [Finalizer] holds the
-//     object's deletion while anything is recorded.
+//   - durable: recorded in an annotation of the object ([Key]: one per controller) in the same
+//     reconcile, and retried by name at the start of every later reconcile of the object, in
+//     whichever process or replica runs it, until it is released and the record removed. A
+//     finalizer of the same name holds the object's deletion while anything is recorded.
 //
 // # Rules for callers
 //

@@ -51,14 +51,14 @@ func ExampleTracker_Run() {
 
 	err := reconcile()
 	var recs []orphans.Record
-	_ = json.Unmarshal([]byte(svc.Annotations[orphans.Annotation]), &recs)
+	_ = json.Unmarshal([]byte(svc.Annotations[tracker.Key()]), &recs)
 	fmt.Println(errors.Is(err, orphans.ErrRecorded), recs[0].Name, recs[0].Error, svc.Finalizers)
 
 	cloudDown = false
 	err = reconcile()
-	fmt.Println(err, len(svc.Annotations[orphans.Annotation]), svc.Finalizers)
+	fmt.Println(err, len(svc.Annotations[tracker.Key()]), svc.Finalizers)
 	// Output:
-	// true address/k8s-ilb-a1b2 cloud: 503 backend unavailable [safereconcile.io/orphans]
+	// true address/k8s-ilb-a1b2 cloud: 503 backend unavailable [orphans.safereconcile.io/orphans]
 	// released k8s-ilb-a1b2
 	// released k8s-ilb-a1b2
 	// <nil> 0 []

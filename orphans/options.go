@@ -28,8 +28,10 @@ type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
-// Controller sets the controller name that labels the tracker's metrics ("controller"
-// label). The default is "orphans"; [NewForManager] uses its name argument.
+// Controller sets the controller name: it labels the tracker's metrics ("controller" label)
+// and names its annotation and finalizer ([Key]). The default is "orphans"; [NewForManager]
+// uses its name argument. Two trackers of one controller must have the same name, and those
+// of different controllers different names.
 func Controller(name string) Option {
 	return optionFunc(func(c *config) { c.controller = name })
 }

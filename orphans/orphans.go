@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -72,6 +73,7 @@ type Tracker struct {
 	recorder events.EventRecorder
 	kinds    map[string]Kind
 	cfg      config
+	key      string // Key(cfg.controller)
 
 	mu       sync.Mutex
 	pending  map[types.UID][]Record       // orphans whose record could not be written yet
@@ -81,7 +83,8 @@ type Tracker struct {
 
 // New returns a tracker that writes records with c, records Events with recorder and
 // releases recorded orphans with the [Kind] of their name's kind. New panics with a message
-// starting "orphans:" when c or recorder is nil, or a Kind lacks Release or Owns.
+// starting "orphans:" when c or recorder is nil, a Kind lacks Release or Owns, or the
+// controller name (see [Controller]) does not fit in an annotation key.
 func New(c client.Client, recorder events.EventRecorder, kinds map[string]Kind, opts ...Option) *Tracker {
 	if c == nil || recorder == nil {
 		panic("orphans: New needs a client and an event recorder")
@@ -106,6 +109,10 @@ func New(c client.Client, recorder events.EventRecorder, kinds map[string]Kind, 
 	for _, o := range opts {
 		o.apply(&t.cfg)
 	}
+	t.key = Key(t.cfg.controller)
+	if errs := validation.IsQualifiedName(t.key); len(errs) > 0 {
+		panic(fmt.Sprintf("orphans: controller name %q cannot name an annotation: %s", t.cfg.controller, strings.Join(errs, "; ")))
+	}
 	t.reader = t.cfg.reader
 	if t.reader == nil {
 		t.reader = c
@@ -127,8 +134,9 @@ func NewForManager(mgr manager.Manager, name string, kinds map[string]Kind, opts
 //  2. It calls fn in an [acquire.Run] scope whose failed releases become orphans: each gets a
 //     Warning Event on obj, a log line through [log.FromContext], and a count in
 //     safereconcile_orphans_total.
-//  3. When the records changed, it writes them to obj's [Annotation] in one patch, with
-//     [Finalizer] while any remain, conditional on obj's resourceVersion; a conflict rereads
+//  3. When the records changed, it writes them to obj's annotation [Tracker.Key] in one patch,
+//     with the finalizer of the same name while any remain, conditional on obj's
+//     resourceVersion; a conflict rereads
 //     the object and merges again, so no record is dropped. When nothing changed, and that is
 //     every reconcile in which nothing fails, Run makes no API request at all.
 //
@@ -137,7 +145,7 @@ func NewForManager(mgr manager.Manager, name string, kinds map[string]Kind, opts
 // write is kept in memory and written by the object's next Run in this process. After a
 // write obj holds the object as the API server returned it.
 //
-// An [Annotation] Run cannot parse stops the run before fn: Run records a Warning Event and
+// A record Run cannot parse stops the run before fn: Run records a Warning Event and
 // returns the error, and changes nothing until a person repairs or removes the annotation.
 func (t *Tracker) Run(ctx context.Context, obj client.Object, fn func(ctx context.Context, s *acquire.Scope) error) error {
 	recs, err := t.records(ctx, obj)
@@ -192,16 +200,16 @@ func (t *Tracker) Run(ctx context.Context, obj client.Object, fn func(ctx contex
 
 // records returns the records on obj, or reports and returns why they cannot be read.
 func (t *Tracker) records(ctx context.Context, obj client.Object) ([]Record, error) {
-	value, ok := obj.GetAnnotations()[Annotation]
+	value, ok := obj.GetAnnotations()[t.key]
 	if !ok {
 		return nil, nil
 	}
-	recs, err := decodeRecords(value)
+	recs, err := decodeRecords(t.key, value)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", key(obj), err)
 		t.recorder.Eventf(obj, nil, corev1.EventTypeWarning, ReasonRecordInvalid, ActionReadRecord,
-			"Orphan record %s cannot be read, so nothing is retried or recorded until it is repaired: %v", Annotation, err)
-		log.FromContext(ctx).Error(err, "orphan record cannot be read", "annotation", Annotation)
+			"Orphan record %s cannot be read, so nothing is retried or recorded until it is repaired: %v", t.key, err)
+		log.FromContext(ctx).Error(err, "orphan record cannot be read", "annotation", t.key)
 		return nil, err
 	}
 	return recs, nil
@@ -219,7 +227,7 @@ func (t *Tracker) retry(ctx context.Context, obj client.Object, recs []Record) (
 			// resource somebody else owns (kubernetes#20663), so a person decides.
 			retriesTotal.WithLabelValues(t.cfg.controller, kindName, "skipped").Inc()
 			t.recorder.Eventf(obj, nil, corev1.EventTypeWarning, ReasonRecordInvalid, ActionRetryRelease,
-				"Recorded orphan %s is not one this controller releases for this object; remove it from %s once it is gone", r.Name, Annotation)
+				"Recorded orphan %s is not one this controller releases for this object; remove it from %s once it is gone", r.Name, t.key)
 			logger.Info("recorded orphan not released: not ours", "orphan", r.Name, "kind", kindName)
 			err = multierr.Append(err, fmt.Errorf("orphans: %s: recorded orphan %s is not owned by this controller", key(obj), r.Name))
 			continue
@@ -258,12 +266,12 @@ func (t *Tracker) report(ctx context.Context, obj client.Object, oe *lease.Orpha
 func (t *Tracker) write(ctx context.Context, obj client.Object, cur, released, added []Record) ([]Record, error) {
 	for attempt := 0; ; attempt++ {
 		next := merge(cur, released, added)
-		_, annotated := obj.GetAnnotations()[Annotation]
-		finalizers := wantFinalizers(obj, len(next) > 0)
+		_, annotated := obj.GetAnnotations()[t.key]
+		finalizers := wantFinalizers(obj, t.key, len(next) > 0)
 		if sameRecords(cur, next) && annotated == (len(next) > 0) && slices.Equal(finalizers, obj.GetFinalizers()) {
 			return next, nil
 		}
-		patch, err := recordPatch(obj.GetResourceVersion(), next, finalizers)
+		patch, err := recordPatch(obj.GetResourceVersion(), t.key, next, finalizers)
 		if err != nil {
 			return nil, err
 		}
@@ -286,24 +294,24 @@ func (t *Tracker) write(ctx context.Context, obj client.Object, cur, released, a
 	}
 }
 
-// wantFinalizers returns obj's finalizers as they should be: with [Finalizer] while records
+// wantFinalizers returns obj's finalizers as they should be: with key while records
 // remain, without it when none do. The API server refuses a new finalizer on an object that
 // is being deleted, so none is added then; the records are still written.
-func wantFinalizers(obj client.Object, recorded bool) []string {
+func wantFinalizers(obj client.Object, key string, recorded bool) []string {
 	fins := slices.Clone(obj.GetFinalizers())
-	has := controllerutil.ContainsFinalizer(obj, Finalizer)
+	has := controllerutil.ContainsFinalizer(obj, key)
 	switch {
 	case recorded && !has && obj.GetDeletionTimestamp() == nil:
-		fins = append(fins, Finalizer)
+		fins = append(fins, key)
 	case !recorded && has:
-		fins = slices.DeleteFunc(fins, func(f string) bool { return f == Finalizer })
+		fins = slices.DeleteFunc(fins, func(f string) bool { return f == key })
 	}
 	return fins
 }
 
 // recordPatch returns a JSON merge patch that sets the record and the finalizers, and that
 // the API server applies only to the object at resourceVersion rv (optimistic concurrency).
-func recordPatch(rv string, recs []Record, finalizers []string) ([]byte, error) {
+func recordPatch(rv, key string, recs []Record, finalizers []string) ([]byte, error) {
 	if rv == "" {
 		return nil, errors.New("orphans: object has no resourceVersion: pass the object as read from the API")
 	}
@@ -316,7 +324,7 @@ func recordPatch(rv string, recs []Record, finalizers []string) ([]byte, error) 
 	}
 	return json.Marshal(map[string]any{"metadata": map[string]any{
 		"resourceVersion": rv,
-		"annotations":     map[string]any{Annotation: value},
+		"annotations":     map[string]any{key: value},
 		"finalizers":      finalizers,
 	}})
 }
@@ -369,6 +377,10 @@ func (t *Tracker) setRecorded(uid types.UID, recs []Record) {
 		recordedGauge.WithLabelValues(t.cfg.controller, k).Set(float64(t.totals[k]))
 	}
 }
+
+// Key returns the annotation and finalizer the tracker records orphans under: [Key] of its
+// controller name.
+func (t *Tracker) Key() string { return t.key }
 
 // Forget drops what the tracker remembers of the object with uid: its contribution to the
 // recorded-orphans gauge, and records it could not write. Call it when the reconciler finds

@@ -159,7 +159,7 @@ func (f *fixture) reconcile(obj client.Object, n int) error {
 
 func (f *fixture) records(obj client.Object) string {
 	require.NoError(f.t, f.get(obj))
-	return obj.GetAnnotations()[orphans.Annotation]
+	return obj.GetAnnotations()[f.tracker.Key()]
 }
 
 // events returns the events.k8s.io Events about the object called name, once the

@@ -10,19 +10,22 @@ import (
 	"unicode/utf8"
 )
 
-// Annotation is the key of the annotation that records an object's orphans. Its value is a
-// JSON array of [Record], sorted by name, for example:
-//
-//	[{"name":"address/k8s-ilb-a1b2","error":"googleapi: 503","since":"2026-01-02T15:04:05Z"}]
-//
-// The tracker writes it; a person may read it, and may remove an entry by hand once the
-// resource is known to be gone. An object without it has no recorded orphans.
-const Annotation = "safereconcile.io/orphans"
+// KeyPrefix starts the key a tracker records orphans under; [Key] appends the controller name.
+const KeyPrefix = "orphans.safereconcile.io/"
 
-// Finalizer is the finalizer a [Tracker] puts on an object while it has recorded orphans, so
-// that the object cannot finish deletion before they are released. It is added in the same
-// write that records the first orphan and removed in the one that removes the last.
-const Finalizer = "safereconcile.io/orphans"
+// Key returns the key under which the tracker of the controller called controller records its
+// orphans on an object, "orphans.safereconcile.io/<controller>". It is both:
+//
+//   - the annotation that holds the record: a JSON array of [Record], sorted by name, such as
+//     [{"name":"address/k8s-ilb-a1b2","error":"googleapi: 503","since":"2026-01-02T15:04:05Z"}].
+//     A person may read it, and may remove an entry by hand once the resource is known to be
+//     gone; an object without it has no orphans recorded by that controller;
+//   - the finalizer that holds the object's deletion while anything is recorded, added in the
+//     write that records the first orphan and removed in the one that removes the last.
+//
+// Each controller has its own key, so that two controllers of one object never read, retry or
+// block on each other's records.
+func Key(controller string) string { return KeyPrefix + controller }
 
 // maxErrorLen bounds the error text kept in a record: an annotation lives in etcd with the
 // object, and all of an object's annotations together are limited to 256 KiB.
@@ -48,26 +51,26 @@ func kindID(name string) (kind, id string, ok bool) {
 // decodeRecords parses an annotation value. Anything that is not a JSON array of records with
 // "<kind>/<id>" names, each at most once, is an error: a record the tracker cannot read with
 // certainty is left for a person to repair, never rewritten or released.
-func decodeRecords(value string) ([]Record, error) {
+func decodeRecords(key, value string) ([]Record, error) {
 	dec := json.NewDecoder(strings.NewReader(value))
 	dec.DisallowUnknownFields()
 	var recs []Record
 	if err := dec.Decode(&recs); err != nil {
-		return nil, fmt.Errorf("orphans: annotation %s is not a JSON array of records: %w", Annotation, err)
+		return nil, fmt.Errorf("orphans: annotation %s is not a JSON array of records: %w", key, err)
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("orphans: annotation %s has data after its JSON array", Annotation)
+		return nil, fmt.Errorf("orphans: annotation %s has data after its JSON array", key)
 	}
 	if recs == nil {
-		return nil, fmt.Errorf("orphans: annotation %s is not a JSON array of records: null", Annotation)
+		return nil, fmt.Errorf("orphans: annotation %s is not a JSON array of records: null", key)
 	}
 	seen := make(map[string]bool, len(recs))
 	for _, r := range recs {
 		if _, _, ok := kindID(r.Name); !ok {
-			return nil, fmt.Errorf("orphans: annotation %s: record name %q is not \"<kind>/<id>\"", Annotation, r.Name)
+			return nil, fmt.Errorf("orphans: annotation %s: record name %q is not \"<kind>/<id>\"", key, r.Name)
 		}
 		if seen[r.Name] {
-			return nil, fmt.Errorf("orphans: annotation %s: %s is recorded twice", Annotation, r.Name)
+			return nil, fmt.Errorf("orphans: annotation %s: %s is recorded twice", key, r.Name)
 		}
 		seen[r.Name] = true
 	}

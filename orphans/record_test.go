@@ -36,7 +36,7 @@ func TestDecodeRecords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := decodeRecords(tt.give)
+			got, err := decodeRecords("k", tt.give)
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantErr)
@@ -77,7 +77,7 @@ func TestNewRecordTruncates(t *testing.T) {
 	assert.LessOrEqual(t, len(r.Error), maxErrorLen+len("…"))
 	assert.True(t, strings.HasSuffix(r.Error, "…"))
 	assert.Equal(t, t0, r.Since)
-	_, err := decodeRecords(encodeRecords([]Record{r}))
+	_, err := decodeRecords("k", encodeRecords([]Record{r}))
 	require.NoError(t, err)
 }
 
@@ -88,11 +88,11 @@ func FuzzDecodeRecords(f *testing.F) {
 	f.Add(`[]`)
 	f.Add(`nope`)
 	f.Fuzz(func(t *testing.T, s string) {
-		recs, err := decodeRecords(s)
+		recs, err := decodeRecords("k", s)
 		if err != nil || len(recs) == 0 {
 			return
 		}
-		again, err := decodeRecords(encodeRecords(recs))
+		again, err := decodeRecords("k", encodeRecords(recs))
 		require.NoError(t, err)
 		assert.True(t, sameRecords(recs, again), cmp.Diff(recs, again))
 	})

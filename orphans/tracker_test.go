@@ -40,7 +40,7 @@ func TestFailedReleaseIsReportedOnceAndRecordedUntilReleased(t *testing.T) {
 	// One record, with the finalizer that holds deletion, in one write.
 	recs := f.records(obj)
 	assert.Regexp(t, `^\[\{"name":"`+regexp.QuoteMeta(name)+`","error":"cloud: 503 backend unavailable","since":"[^"]+"\}\]$`, recs)
-	assert.True(t, controllerutil.ContainsFinalizer(obj, orphans.Finalizer))
+	assert.True(t, controllerutil.ContainsFinalizer(obj, f.tracker.Key()))
 
 	// One Warning Event on the object, through events.k8s.io.
 	evs := f.events("one", 1)
@@ -66,8 +66,8 @@ func TestFailedReleaseIsReportedOnceAndRecordedUntilReleased(t *testing.T) {
 	f.cloud.setFail(nil)
 	require.NoError(t, f.reconcile(obj, 0))
 	assert.Empty(t, f.records(obj))
-	assert.NotContains(t, obj.GetAnnotations(), orphans.Annotation)
-	assert.False(t, controllerutil.ContainsFinalizer(obj, orphans.Finalizer))
+	assert.NotContains(t, obj.GetAnnotations(), f.tracker.Key())
+	assert.False(t, controllerutil.ContainsFinalizer(obj, f.tracker.Key()))
 	held, releases := f.cloud.state()
 	assert.Empty(t, held)
 	assert.Equal(t, []string{name[len("address/"):], name[len("address/"):]}, releases)
@@ -192,7 +192,7 @@ func TestBadRecords(t *testing.T) {
 			f := newFixture(t)
 			obj := f.object("bad")
 			value := tt.give(obj)
-			obj.Annotations = map[string]string{orphans.Annotation: value}
+			obj.Annotations = map[string]string{f.tracker.Key(): value}
 			require.NoError(t, f.c.Update(context.Background(), obj))
 
 			ran := false
@@ -214,7 +214,7 @@ func TestBadRecords(t *testing.T) {
 func TestFinalizerWithoutAnnotationIsRemovedOnDeletion(t *testing.T) {
 	f := newFixture(t)
 	obj := f.object("hand-cleaned")
-	obj.Finalizers = []string{orphans.Finalizer}
+	obj.Finalizers = []string{f.tracker.Key()}
 	require.NoError(t, f.c.Update(context.Background(), obj))
 	require.NoError(t, f.c.Delete(context.Background(), obj))
 	require.NoError(t, f.get(obj))

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/safereconcile/safereconcile/orphans"
+	"github.com/safereconcile/safereconcile/orphans/ilbcontroller"
 	"github.com/safereconcile/safereconcile/orphans/internal/fakecloud"
 )
 
@@ -142,7 +143,7 @@ func crashOnce(t *testing.T, seed uint64) {
 			case <-time.After(10 * time.Millisecond):
 			}
 			for _, s := range w.servicesQuiet() {
-				v, ok := s.Annotations[orphans.Annotation]
+				v, ok := s.Annotations[orphans.Key(ilbcontroller.Name)]
 				if !ok {
 					continue
 				}

@@ -35,12 +35,12 @@ func ExampleReconciler_Reconcile() {
 		return nil
 	}}
 	r := &ilbcontroller.Reconciler{Client: c, Cloud: cloud,
-		Orphans: orphans.New(c, events.NewFakeRecorder(10), ilbcontroller.Kinds(cloud))}
+		Orphans: orphans.New(c, events.NewFakeRecorder(10), ilbcontroller.Kinds(cloud), orphans.Controller(ilbcontroller.Name))}
 	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(svc)}
 	show := func(err error) {
 		_ = c.Get(ctx, req.NamespacedName, svc)
 		fmt.Printf("recorded: %t, finalizers: %v, reservations: %v, rules: %v\n",
-			svc.Annotations[orphans.Annotation] != "", svc.Finalizers, cloud.Addresses(), cloud.Rules())
+			svc.Annotations[orphans.Key(ilbcontroller.Name)] != "", svc.Finalizers, cloud.Addresses(), cloud.Rules())
 		fmt.Println("error:", err != nil, errors.Is(err, orphans.ErrRecorded))
 	}
 
@@ -50,7 +50,7 @@ func ExampleReconciler_Reconcile() {
 	_, err = r.Reconcile(ctx, req)
 	show(err)
 	// Output:
-	// recorded: true, finalizers: [ilb.example.safereconcile.io/cleanup safereconcile.io/orphans], reservations: [k8s-ilb-a1b2], rules: [k8s-ilb-a1b2]
+	// recorded: true, finalizers: [ilb.example.safereconcile.io/cleanup orphans.safereconcile.io/ilb-controller], reservations: [k8s-ilb-a1b2], rules: [k8s-ilb-a1b2]
 	// error: true true
 	// recorded: false, finalizers: [ilb.example.safereconcile.io/cleanup], reservations: [], rules: [k8s-ilb-a1b2]
 	// error: false false

@@ -76,7 +76,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, svc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	_, recorded := svc.Annotations[orphans.Annotation]
+	_, recorded := svc.Annotations[r.Orphans.Key()]
 	ours := controllerutil.ContainsFinalizer(svc, Finalizer)
 	wanted := svc.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.DeletionTimestamp == nil
 	if !wanted && !ours && !recorded {

@@ -54,7 +54,7 @@ func TestOrphanRecordedThenReleasedThroughTheController(t *testing.T) {
 	// The release fails: one record, one Event, the reservation still there.
 	w.await("record the orphan", 30*time.Second, func() (bool, string) {
 		s := w.services()[0]
-		return s.Annotations[orphans.Annotation] != "", "no record yet"
+		return s.Annotations[orphans.Key(ilbcontroller.Name)] != "", "no record yet"
 	})
 	assert.Len(t, w.cloud.Addresses(), 1)
 	w.mu.Lock()
@@ -79,10 +79,10 @@ func TestDeletionHeldUntilTheOrphanIsReleased(t *testing.T) {
 	trigger <- event.GenericEvent{Object: &svc}
 	w.await("record the orphan", 30*time.Second, func() (bool, string) {
 		s := w.services()[0]
-		return s.Annotations[orphans.Annotation] != "", "no record yet"
+		return s.Annotations[orphans.Key(ilbcontroller.Name)] != "", "no record yet"
 	})
 	svc = w.services()[0]
-	assert.Contains(t, svc.Finalizers, orphans.Finalizer)
+	assert.Contains(t, svc.Finalizers, orphans.Key(ilbcontroller.Name))
 	require.NoError(t, w.c.Delete(context.Background(), &svc))
 
 	time.Sleep(2 * time.Second) // reconciles with failing retries, with backoff

@@ -224,7 +224,7 @@ func (w *world) converged() (bool, string) {
 	svcs := w.services()
 	var rules []string
 	for _, s := range svcs {
-		if _, ok := s.Annotations[orphans.Annotation]; ok {
+		if _, ok := s.Annotations[orphans.Key(ilbcontroller.Name)]; ok {
 			return false, s.Name + " has a record"
 		}
 		name := ilbcontroller.ResourceName(&s)
