@@ -95,12 +95,17 @@ func crashOnce(t *testing.T, seed uint64) {
 	var once sync.Once
 	killFirst := func() { once.Do(func() { go w.kill(first) }) }
 	seen := 0
-	var recMu sync.Mutex
-	retrying := map[string]bool{}
+	// A release of an address whose release failed before is the retry of its orphan (or a
+	// later scope's release of the same name, which the retry precedes).
 	isRetrying := func(name string) bool {
-		recMu.Lock()
-		defer recMu.Unlock()
-		return retrying[name]
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, f := range w.failures {
+			if f.name == name && f.caller == first {
+				return true
+			}
+		}
+		return false
 	}
 	switch point {
 	case killAfterFailure:
@@ -120,7 +125,6 @@ func crashOnce(t *testing.T, seed uint64) {
 		}
 	case killDuringRetry:
 		w.hook = func(ctx context.Context, op fakecloud.Op, name string, done bool) error {
-			// A release of an address whose failure is on a record is a retry.
 			if op == fakecloud.ReleaseAddress && done != before && fakecloud.Caller(ctx) == first && isRetrying(name) {
 				w.kill(first)
 			}
@@ -130,8 +134,7 @@ func crashOnce(t *testing.T, seed uint64) {
 	w.createServices(crashServices)
 	ch := w.start(first, false, extra...)
 
-	// Watch the records: they tell a retry from a first release, and the first one is a
-	// kill point.
+	// The first record to appear on a Service is a kill point.
 	stopWatch := make(chan struct{})
 	watched := make(chan struct{})
 	go func() {
@@ -142,22 +145,11 @@ func crashOnce(t *testing.T, seed uint64) {
 				return
 			case <-time.After(10 * time.Millisecond):
 			}
+			if point != killAfterRecord {
+				continue
+			}
 			for _, s := range w.servicesQuiet() {
-				v, ok := s.Annotations[orphans.Key(ilbcontroller.Name)]
-				if !ok {
-					continue
-				}
-				w.mu.Lock()
-				failures := append([]failure(nil), w.failures...)
-				w.mu.Unlock()
-				recMu.Lock()
-				for _, f := range failures {
-					if strings.Contains(v, f.text()+":") {
-						retrying[f.name] = true
-					}
-				}
-				recMu.Unlock()
-				if point == killAfterRecord {
+				if _, ok := s.Annotations[orphans.Key(ilbcontroller.Name)]; ok {
 					killFirst()
 				}
 			}
@@ -168,7 +160,7 @@ func crashOnce(t *testing.T, seed uint64) {
 	}
 	select {
 	case <-ch.done:
-	case <-time.After(20 * time.Second):
+	case <-time.After(10 * time.Second):
 		// The kill point never came (a seed whose failures all fell elsewhere): kill at the end.
 		w.kill(first)
 	}

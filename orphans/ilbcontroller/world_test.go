@@ -89,22 +89,27 @@ func (w *world) onCall(ctx context.Context, op fakecloud.Op, name string, done b
 	if !done {
 		w.seq++
 		w.lastCall[caller] = w.seq
-		if op == fakecloud.ReleaseAddress && w.inject != nil && w.inject(name) {
-			f := failure{id: len(w.failures) + 1, name: name, svc: w.serviceOf(name), caller: caller, seq: w.seq, at: time.Now()}
-			w.failures = append(w.failures, f)
-			w.mu.Unlock()
-			if w.hook != nil {
-				_ = w.hook(ctx, op, name, done)
-			}
-			return fmt.Errorf("%s: backend unavailable", f.text())
-		}
 	}
 	hook := w.hook
 	w.mu.Unlock()
+	// The hook runs first, and without mu: it may kill the caller, and it sees only the
+	// failures of earlier calls.
 	if hook != nil {
-		return hook(ctx, op, name, done)
+		if err := hook(ctx, op, name, done); err != nil {
+			return err
+		}
 	}
-	return nil
+	if done || op != fakecloud.ReleaseAddress {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.inject == nil || !w.inject(name) {
+		return nil
+	}
+	f := failure{id: len(w.failures) + 1, name: name, svc: w.serviceOf(name), caller: caller, seq: w.lastCall[caller], at: time.Now()}
+	w.failures = append(w.failures, f)
+	return fmt.Errorf("%s: backend unavailable", f.text())
 }
 
 // start runs a controller process called id.
