@@ -147,7 +147,7 @@ func TestWriteErrorKeepsTheOrphanForTheNextRun(t *testing.T) {
 			return c.Patch(ctx, obj, patch, opts...)
 		},
 	})
-	tracker := orphans.New(c, nopRecorder{}, f.kinds())
+	tracker := orphans.New(c, nopRecorder{}, f.kinds(), orphans.Controller(f.name))
 	run := func() error {
 		return tracker.Run(f.ctx(), obj, func(ctx context.Context, s *acquire.Scope) error {
 			_, err := acquire.Temporary(s, "address/"+string(obj.UID)+"-0",
