@@ -136,6 +136,22 @@ func (c Counts) Sub(before Counts) Counts {
 	return out
 }
 
+// Only returns the counts of c for the given resources (with any subresource): the API server
+// itself makes requests too, such as its periodic GET of the default/kubernetes endpoints.
+func (c Counts) Only(resources ...string) Counts {
+	out := make(Counts)
+	for k, v := range c {
+		_, res, _ := strings.Cut(k, " ")
+		res, _, _ = strings.Cut(res, "/")
+		for _, r := range resources {
+			if res == r {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
 // Total returns the sum of c.
 func (c Counts) Total() float64 {
 	var n float64
