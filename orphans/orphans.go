@@ -217,6 +217,9 @@ func (t *Tracker) records(ctx context.Context, obj client.Object) ([]Record, err
 
 // retry releases each recorded orphan by name and returns the records of those released.
 func (t *Tracker) retry(ctx context.Context, obj client.Object, recs []Record) (released []Record, err error) {
+	if len(recs) == 0 {
+		return nil, nil // the happy path: not even a logger to look up
+	}
 	logger := log.FromContext(ctx)
 	for _, r := range recs {
 		kindName, id, _ := kindID(r.Name)
