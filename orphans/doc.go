@@ -53,7 +53,7 @@
 // controller's process in 50 seeds, 10 at each point: during an acquisition, after a failed
 // release before it is reported, after the record is written, during a retry (before or after
 // the release takes effect) and at a random time; a fresh process then converges and deletes
-// every Service. Left afterwards in every seed: 0 reservations, 0 records, 0 Services. Of 405
+// every Service. Left afterwards in every seed: 0 reservations, 0 records, 0 Services. In one run, of 405
 // injected failures, 389 were logged; the other 16 reached a process killed before it could
 // log them (their resources were released by name all the same), and every Service with a
 // logged failure had a ReleaseFailed Event.
