@@ -1,0 +1,110 @@
+package ilbcontroller_test
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/safereconcile/safereconcile/orphans/ilbcontroller"
+	"github.com/safereconcile/safereconcile/orphans/internal/fakecloud"
+	"github.com/safereconcile/safereconcile/orphans/internal/kubetest"
+)
+
+var env *kubetest.Env
+
+// The environment of a controller process that a test starts by running its own binary again.
+const (
+	childEnv          = "ILB_CHILD"      // the caller id; set only in a child
+	childKubeconfig   = "ILB_KUBECONFIG" // path of a kubeconfig for the API server
+	childCloud        = "ILB_CLOUD"      // base URL of the cloud the parent serves
+	childNamespace    = "ILB_NAMESPACE"  // the one namespace the child watches
+	childLeader       = "ILB_LEADER"     // "1": run with leader election
+	childKillOnFailed = "ILB_KILL_ON_FAILED_RELEASE"
+)
+
+func TestMain(m *testing.M) {
+	if id := os.Getenv(childEnv); id != "" {
+		os.Exit(runChild(id))
+	}
+	var err error
+	if env, err = kubetest.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	os.Exit(code)
+}
+
+// runChild runs the controller as a process of its own would, until SIGTERM or SIGKILL.
+func runChild(id string) int {
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
+	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv(childKubeconfig))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	cfg.QPS, cfg.Burst = 500, 1000
+	ns := os.Getenv(childNamespace)
+	opts := ctrl.Options{
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+	}
+	if os.Getenv(childLeader) == "1" {
+		opts.LeaderElection = true
+		opts.LeaderElectionID = "ilb-controller"
+		opts.LeaderElectionNamespace = ns
+		opts.LeaseDuration = ptr.To(2 * time.Second)
+		opts.RenewDeadline = ptr.To(1500 * time.Millisecond)
+		opts.RetryPeriod = ptr.To(200 * time.Millisecond)
+	}
+	mgr, err := ctrl.NewManager(cfg, opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+
+	// Kill point "after a failed release, before the record is written": the n-th failed
+	// release kills this process the moment the error arrives, before the scope reports it.
+	killOn, _ := strconv.Atoi(os.Getenv(childKillOnFailed))
+	var failed atomic.Int64
+	cloud := &fakecloud.Client{BaseURL: os.Getenv(childCloud), Caller: id,
+		OnFailure: func(op fakecloud.Op, _ string, _ error) {
+			if op == fakecloud.ReleaseAddress && killOn > 0 && failed.Add(1) == int64(killOn) {
+				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				select {} // never return into the scope
+			}
+		}}
+	if _, err := ilbcontroller.SetupWithManager(mgr, cloud, func(b *builder.Builder) *builder.Builder {
+		return b.WithOptions(controller.Options{MaxConcurrentReconciles: 1})
+	}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// skipNameValidation lets several managers in one test process run the controller.
+func skipNameValidation(b *builder.Builder) *builder.Builder {
+	return b.WithOptions(controller.Options{SkipNameValidation: ptr.To(true)})
+}
