@@ -15,6 +15,10 @@
 //   - [github.com/safereconcile/safereconcile/releasepath] (a module of its own, on
 //     golang.org/x/tools): an analyzer that reports each return that can skip the release of
 //     something the function acquired, for code that does not use acquire (kubernetes#97740).
+//   - [github.com/safereconcile/safereconcile/orphans] (a module of its own, on
+//     controller-runtime): reports each failed release as an Event, a log line and a metric,
+//     and records it on the reconciled object, so that any later reconcile, in any replica,
+//     releases it.
 //
 // The module depends on no Kubernetes package; the runnable reproductions of the three bugs
 // live in the separate module github.com/safereconcile/safereconcile/examples.
