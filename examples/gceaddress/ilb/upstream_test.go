@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -125,9 +126,10 @@ func encodeTable(tb upstreamTable) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// upstreamModules are the modules under ../upstream that run the real code, one per version.
-// They are not in go.work (they need k8s.io/* v0.20), so they build with GOWORK=off.
-var upstreamModules = []string{"../upstream/v0201", "../upstream/v0202"}
+// upstreamModules are the modules that run the real code: the harness (with v0.20.1) and one
+// module per version. They are not in go.work (they need k8s.io/* v0.20), so they build with
+// GOWORK=off.
+var upstreamModules = []string{"../upstream", "../upstream/v0201", "../upstream/v0202"}
 
 // TestUpstreamConformance runs the conformance test of each upstream module, so that the
 // repository's one test command checks the replicas against the real code. It skips only when
@@ -148,7 +150,7 @@ func TestUpstreamConformance(t *testing.T) {
 	}))
 
 	for _, dir := range upstreamModules {
-		t.Run(filepath.Base(dir), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(dir, "../"), func(t *testing.T) {
 			run := func(args ...string) (string, error) {
 				cmd := exec.CommandContext(t.Context(), goCmd, args...)
 				cmd.Dir = dir

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,16 +36,17 @@ type apiServer struct {
 	other []string
 }
 
-func newAPIServer(t testing.TB, svc *v1.Service) *apiServer {
+func newAPIServer(svc *v1.Service) *apiServer {
 	a := &apiServer{svc: svc, listed: make(chan struct{})}
 	a.srv = httptest.NewServer(http.HandlerFunc(a.serve))
-	t.Cleanup(func() {
-		// Watches end when the cloud's informer stops; drop the connections of any that
-		// did not, so that Close does not wait for them.
-		a.srv.CloseClientConnections()
-		a.srv.Close()
-	})
 	return a
+}
+
+// close stops the server. Watches end when the cloud's informer stops; the connections of
+// any that did not are dropped, so that Close does not wait for them.
+func (a *apiServer) close() {
+	a.srv.CloseClientConnections()
+	a.srv.Close()
 }
 
 const configMapsPath = "/api/v1/namespaces/" + gce.UIDNamespace + "/configmaps"

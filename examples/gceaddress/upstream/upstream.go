@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -57,6 +58,8 @@ type Outcome struct {
 	Left bool `json:"left"` // the reservation named after the load balancer still exists
 }
 
+// String returns "clean" when the reservation is gone, "LEAKED" when it is left and the
+// ensure failed, and "LEAKED, said ok" when it is left and the ensure reported success.
 func (o Outcome) String() string {
 	switch {
 	case !o.Left:
@@ -98,12 +101,14 @@ func Conform(t *testing.T, version, golden string) {
 	var table Table
 	require.NoError(t, json.Unmarshal(raw, &table))
 	require.NotEmpty(t, table.Rows, "upstream: %s has no rows", golden)
-	svc := service(t, table.Service)
+	svc, err := service(table.Service)
+	require.NoError(t, err)
 	logs := captureKlog(t)
 
 	// A run without faults must succeed, leave no reservation, and make the replica's calls
 	// in the replica's order, among others of its own.
-	clean, made := ensureOnce(t, svc, call{}, logs)
+	clean, made, err := ensureOnce(svc, call{})
+	require.NoError(t, err)
 	require.Equal(t, Outcome{}, clean, "upstream: an ensure without faults")
 	listed := map[string]bool{}
 	for _, c := range table.Calls[v.kube] {
@@ -122,7 +127,8 @@ func Conform(t *testing.T, version, golden string) {
 	for _, r := range table.Rows {
 		c := call{r.Op, r.Nth}
 		logs.reset()
-		o, _ := ensureOnce(t, svc, c, logs)
+		o, _, err := ensureOnce(svc, c)
+		require.NoError(t, err)
 		got = append(got, fmt.Sprintf("%-26s %s", c, o))
 		want = append(want, fmt.Sprintf("%-26s %s", c, v.column(r)))
 		if o.Left && !o.Err {
@@ -137,7 +143,8 @@ func Conform(t *testing.T, version, golden string) {
 		if listed[c.String()] {
 			continue
 		}
-		o, _ := ensureOnce(t, svc, c, logs)
+		o, _, err := ensureOnce(svc, c)
+		require.NoError(t, err)
 		extra = append(extra, fmt.Sprintf("%-26s %s", c, o))
 	}
 	if len(extra) > 0 {
@@ -159,9 +166,11 @@ func linkedVersion(t *testing.T) string {
 
 // service returns the internal load balancer Service the replica's scenario ensures, named
 // key (namespace/name), with the replica's UID so that the load balancer has the same name.
-func service(t *testing.T, key string) *v1.Service {
+func service(key string) (*v1.Service, error) {
 	ns, name, ok := strings.Cut(key, "/")
-	require.True(t, ok, "upstream: service %q is not namespace/name", key)
+	if !ok {
+		return nil, fmt.Errorf("upstream: service %q is not namespace/name", key)
+	}
 	return &v1.Service{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: ns, Name: name, UID: "9c0e6d7a-4b1f-4e55-a0c2-3f6b1d2e8a91",
@@ -171,21 +180,36 @@ func service(t *testing.T, key string) *v1.Service {
 			Type:  v1.ServiceTypeLoadBalancer,
 			Ports: []v1.ServicePort{{Protocol: v1.ProtocolTCP, Port: 80}},
 		},
-	}
+	}, nil
 }
 
 // nodeName is the one node behind the load balancer, as in the upstream tests.
 const nodeName = "test-node-1"
 
-// ensureOnce builds a fresh cloud, makes call fail (none when call is zero), runs
-// EnsureLoadBalancer for svc, and looks the reservation up by the load balancer's name. It
-// returns the outcome and the calls the ensure made.
-func ensureOnce(t *testing.T, svc *v1.Service, fail call, logs *klogBuffer) (Outcome, []call) {
-	t.Helper()
+// Ensure runs the real EnsureLoadBalancer of the linked k8s.io/legacy-cloud-providers once,
+// for the internal load balancer Service key (namespace/name), on a fresh MockGCE whose nth
+// call of op fails with an HTTP 500 (none when op is ""), then looks the reservation up by the
+// load balancer's name as TestEnsureInternalLoadBalancerErrors does. op is named as package
+// gcecloud names operations ("firewalls.insert"), nth counts from 1. Ensure returns an error
+// when the harness itself fails: the call was never made, or the API server was asked for
+// something it does not serve.
+func Ensure(key, op string, nth int) (Outcome, error) {
+	svc, err := service(key)
+	if err != nil {
+		return Outcome{}, err
+	}
+	o, _, err := ensureOnce(svc, call{op, nth})
+	return o, err
+}
+
+// ensureOnce is [Ensure] for svc; it also returns the calls the ensure made.
+func ensureOnce(svc *v1.Service, fail call) (Outcome, []call, error) {
 	vals := gce.DefaultTestClusterValues()
 	g := gce.NewFakeGCECloud(vals)
 	m, ok := g.Compute().(*cloud.MockGCE)
-	require.True(t, ok, "upstream: NewFakeGCECloud's compute is %T, not MockGCE", g.Compute())
+	if !ok {
+		return Outcome{}, nil, fmt.Errorf("upstream: NewFakeGCECloud's compute is %T, not MockGCE", g.Compute())
+	}
 
 	// What the upstream tests' fakeGCECloud sets up, through exported fields only: the
 	// canned hooks that allocate addresses, accept forwarding rules and keep instance groups.
@@ -202,9 +226,11 @@ func ensureOnce(t *testing.T, svc *v1.Service, fail call, logs *klogBuffer) (Out
 	m.MockRegionBackendServices.UpdateHook = mock.UpdateRegionBackendServiceHook
 	m.MockHealthChecks.UpdateHook = mock.UpdateHealthCheckHook
 	m.MockFirewalls.UpdateHook = mock.UpdateFirewallHook
-	require.NoError(t, g.InsertInstance(g.ProjectID(), vals.ZoneName, &compute.Instance{
+	if err := g.InsertInstance(g.ProjectID(), vals.ZoneName, &compute.Instance{
 		Name: nodeName, Zone: vals.ZoneName, Tags: &compute.Tags{Items: []string{nodeName}},
-	}))
+	}); err != nil {
+		return Outcome{}, nil, fmt.Errorf("upstream: insert instance %s: %w", nodeName, err)
+	}
 	nodes := []*v1.Node{{ObjectMeta: metav1.ObjectMeta{
 		Name:   nodeName,
 		Labels: map[string]string{v1.LabelHostname: nodeName, v1.LabelFailureDomainBetaZone: vals.ZoneName},
@@ -213,14 +239,15 @@ func ensureOnce(t *testing.T, svc *v1.Service, fail call, logs *klogBuffer) (Out
 	// The Kubernetes client, the way the cloud controller manager provides it. Initialize
 	// starts the cluster ID's informer in a goroutine that replaces the cloud's ClusterID;
 	// its first list request is what says that it has, before the ensure reads it.
-	api := newAPIServer(t, svc)
+	api := newAPIServer(svc)
+	defer api.close()
 	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop) })
+	defer close(stop) // before api.close: the informer ends its watch
 	g.Initialize(clientBuilder{host: api.srv.URL}, stop)
 	select {
 	case <-api.listed:
 	case <-time.After(time.Minute):
-		t.Fatal("upstream: the cloud provider never listed its cluster ID config map")
+		return Outcome{}, nil, errors.New("upstream: the cloud provider never listed its cluster ID config map")
 	}
 
 	in := &injector{fail: fail}
@@ -228,21 +255,22 @@ func ensureOnce(t *testing.T, svc *v1.Service, fail call, logs *klogBuffer) (Out
 	_, err := g.EnsureLoadBalancer(context.Background(), vals.ClusterName, svc, nodes)
 	in.stop()
 	made, fired := in.calls()
-	if fail != (call{}) {
-		require.True(t, fired, "upstream: call %s was never made", fail)
+	if fail != (call{}) && !fired {
+		return Outcome{}, made, fmt.Errorf("upstream: call %s was never made", fail)
 	}
 
 	// Look the reservation up by name, as TestEnsureInternalLoadBalancerErrors does.
 	lbName := g.GetLoadBalancerName(context.Background(), vals.ClusterName, svc)
 	addr, lookupErr := g.GetRegionAddress(lbName, vals.Region)
-	var gerr *googleapi.Error
 	left := lookupErr == nil && addr != nil
-	if !left {
-		require.True(t, errors.As(lookupErr, &gerr) && gerr.Code == http.StatusNotFound,
-			"upstream: look up address %s: %v", lbName, lookupErr)
+	var gerr *googleapi.Error
+	if !left && !(errors.As(lookupErr, &gerr) && gerr.Code == http.StatusNotFound) {
+		return Outcome{}, made, fmt.Errorf("upstream: look up address %s: %w", lbName, lookupErr)
 	}
-	require.Empty(t, api.unexpected(), "upstream: requests the API server did not expect")
-	return Outcome{Err: err != nil, Left: left}, made
+	if other := api.unexpected(); len(other) > 0 {
+		return Outcome{}, made, fmt.Errorf("upstream: requests the API server does not serve: %q", other)
+	}
+	return Outcome{Err: err != nil, Left: left}, made, nil
 }
 
 // A klogBuffer collects what the upstream code logs, instead of standard error.
@@ -269,16 +297,21 @@ func (b *klogBuffer) reset() {
 	b.buf.Reset()
 }
 
-// captureKlog sends klog's output to a buffer for the rest of the test; with -v, the test
-// prints it when it ends.
+// captureKlog sends klog's output to a buffer for the rest of the test.
 func captureKlog(t *testing.T) *klogBuffer {
+	b := &klogBuffer{}
+	LogTo(b)
+	t.Cleanup(klog.Flush)
+	return b
+}
+
+// LogTo sends everything the upstream code logs through klog to w, and nothing to standard
+// error. klog's configuration is global: call LogTo before [Ensure], not while it runs.
+func LogTo(w io.Writer) {
 	fs := flag.NewFlagSet("klog", flag.PanicOnError)
 	klog.InitFlags(fs)
 	_ = fs.Set("logtostderr", "false")
 	_ = fs.Set("alsologtostderr", "false")
 	_ = fs.Set("stderrthreshold", "FATAL")
-	b := &klogBuffer{}
-	klog.SetOutput(b)
-	t.Cleanup(func() { klog.Flush() })
-	return b
+	klog.SetOutput(w)
 }
