@@ -23,7 +23,7 @@ import (
 // several failing syncs followed by a good one, and an IP the user reserved. It prints a table
 // of what each shape left behind and returns a row computed from those results.
 //
-// The v1.20.1 and v1.20.2 columns of the per-call table are checked in testdata/upstream.json,
+// The v1.20.1 and v1.20.2 columns of the per-call table are kept in testdata/upstream.json,
 // and the conformance test in examples/gceaddress/upstream requires the real
 // k8s.io/legacy-cloud-providers v0.20.1 and v0.20.2 to produce the same table.
 var Scenario = scenario.Scenario{Name: "gceaddress", Run: run}
@@ -243,7 +243,7 @@ func run(ctx context.Context, w io.Writer) (scenario.Row, error) {
 	fmt.Fprintf(w, "%s; v1.20.2's deferred release runs under that cancelled context. Failing syncs\n", gcecloud.FirewallsGet)
 	fmt.Fprintf(w, "fail at %s; the user's IP runs a failing sync, a good one and a delete.\n", gcecloud.FirewallsInsert)
 
-	row.Old = fmt.Sprintf("%d of %d failed syncs leaked the IP", oldLeaks, failures)
+	row.Old = fmt.Sprintf("%d of %d failed syncs leaked it, as real v1.20.1 does", oldLeaks, failures)
 	row.Fixed = fmt.Sprintf("%d of %d; failed release lost", fixedLeaks, failures)
 	if releaseReported {
 		row.Fixed = fmt.Sprintf("%d of %d; failed release reported", fixedLeaks, failures)

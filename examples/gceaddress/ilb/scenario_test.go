@@ -18,7 +18,7 @@ func TestScenario(t *testing.T) {
 	assert.Equal(t, "gceaddress", ilb.Scenario.Name)
 	assert.Equal(t, scenario.Row{
 		Bug:        "#97740 ILB address reservation",
-		Old:        "5 of 11 failed syncs leaked the IP",
+		Old:        "5 of 11 failed syncs leaked it, as real v1.20.1 does",
 		Fixed:      "0 of 11; failed release reported",
 		Reproduced: true,
 	}, row)
