@@ -28,9 +28,9 @@
 // testdata/upstream.json holds what they do when each call fails, and the modules under
 // examples/gceaddress/upstream run k8s.io/legacy-cloud-providers v0.20.1 and v0.20.2 on the
 // upstream tests' MockGCE and require the same table, row for row. The real code also makes
-// five calls the replicas do not (a second health check read, the legacy and health check
-// firewalls, and the read-back of the reserved address); those are failed too and logged, not
-// compared. The read-back is the one that matters: the real v1.20.2 leaks the reservation when
+// calls the replicas do not: the node's instance group and, of the operations the replicas
+// use, five more (a second health check read, the legacy and health check firewalls, and the
+// read-back of the reserved address). Those five are failed too and logged, not compared. The read-back is the one that matters: the real v1.20.2 leaks the reservation when
 // it fails, because its defer is registered only once the address manager has returned. The
 // fake returns the IP from the insert, so the replicas make no read-back.
 //
