@@ -129,8 +129,8 @@ func Conform(t *testing.T, version, golden string) {
 		logs.reset()
 		o, _, err := ensureOnce(svc, c)
 		require.NoError(t, err)
-		got = append(got, fmt.Sprintf("%-26s %s", c, o))
-		want = append(want, fmt.Sprintf("%-26s %s", c, v.column(r)))
+		got = append(got, row(c, o))
+		want = append(want, row(c, v.column(r)))
 		if o.Left && !o.Err {
 			require.Contains(t, logs.String(), orphanLog, "upstream: %s left the reservation and said ok, but logged no orphan", c)
 		}
@@ -145,11 +145,17 @@ func Conform(t *testing.T, version, golden string) {
 		}
 		o, _, err := ensureOnce(svc, c)
 		require.NoError(t, err)
-		extra = append(extra, fmt.Sprintf("%-26s %s", c, o))
+		extra = append(extra, row(c, o))
 	}
 	if len(extra) > 0 {
 		t.Logf("calls %s %s makes that the replica does not, each failed in turn (not compared):\n%s", modulePath, version, strings.Join(extra, "\n"))
 	}
+}
+
+// row formats what failing c did: the outcome, and whether the ensure returned an error (which
+// a clean outcome does not show).
+func row(c call, o Outcome) string {
+	return fmt.Sprintf("%-26s %-16s error: %t", c, o, o.Err)
 }
 
 // linkedVersion returns the version of the upstream module linked into the test binary, read
