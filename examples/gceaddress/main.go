@@ -1,6 +1,7 @@
 // Command gceaddress reproduces kubernetes#97740, the GCE internal load balancer address
-// reservation that outlived a failed sync, in its v1.20.1 shape and in its fixed shape built on
-// package acquire, and prints what each left behind at every failure point.
+// reservation that outlived a failed sync, in its v1.20.1 shape (the leak), its v1.20.2 shape
+// (the upstream fix) and its fixed shape built on package acquire, and prints what each left
+// behind at every failure point.
 //
 //	go run ./examples/gceaddress
 package main

@@ -7,6 +7,19 @@
 // left behind. A test that only checks the returned error cannot see a leaked reservation; a
 // test that looks the address up again can.
 //
+// # Why not MockGCE
+//
+// The upstream test used MockGCE from github.com/GoogleCloudPlatform/k8s-cloud-provider, and
+// the conformance test in examples/gceaddress/upstream runs the real v1.20.1 and v1.20.2 code
+// on it. The reproductions here need what MockGCE does not model. It hands every ephemeral
+// address the same IP and never allocates from a subnet; a forwarding rule inserted without an
+// IP gets none, and one may take an IP that another rule uses; any resource can be deleted
+// while another references it. It ignores the caller's context, so a sync cancelled in the
+// middle cannot be played. And it has no nth-call faults: hooks and per-key error maps fail
+// every call until they are removed, and the hooks run first, so the two do not combine. It is
+// also tied to k8s.io/* v0.20-era modules, which cannot share a build list with this module's
+// k8s.io/* v0.34.
+//
 // # Semantics kept from the real API
 //
 //   - An address reserves an IP under a name. Reserving a name that exists, or an IP that

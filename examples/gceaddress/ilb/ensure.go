@@ -85,7 +85,7 @@ func Ensure(ctx context.Context, c *gcecloud.Cloud, svc *corev1.Service, opts ..
 // customer's address (kubernetes#20663).
 func holdAddress(ctx context.Context, s *acquire.Scope, c *gcecloud.Cloud, lb loadBalancer, ip string) (string, error) {
 	release := func(ctx context.Context, _ gcecloud.Address) error { return releaseOwn(ctx, c, lb) }
-	own, err := acquire.Temporary(s, "addresses/"+lb.name,
+	own, err := acquire.Temporary(s, "address/"+lb.name,
 		func(ctx context.Context) (gcecloud.Address, error) { return reserveOwn(ctx, c, lb, ip) },
 		release)
 	if err == nil {
@@ -105,7 +105,7 @@ func holdAddress(ctx context.Context, s *acquire.Scope, c *gcecloud.Cloud, lb lo
 	}
 	// Ours after all: another sync reserved it between our lookup and our insert. It is a
 	// reservation like any other of ours, so the scope releases it.
-	own, err = acquire.Temporary(s, "addresses/"+lb.name,
+	own, err = acquire.Temporary(s, "address/"+lb.name,
 		func(context.Context) (gcecloud.Address, error) { return a, nil },
 		release)
 	if err != nil {

@@ -60,3 +60,25 @@ func ExampleEnsureV1201() {
 	// firewalls.insert k8s-fw-a4f1c2d3e00004000800000000000000: gcecloud: injected failure
 	// addresses: [{a4f1c2d3e00004000800000000000000 10.128.0.2 {"kubernetes.io/service-name":"default/web"}}]
 }
+
+// The v1.20.2 shape, the upstream fix: the same failure leaves nothing, but a release that
+// fails is reported as success with the reservation still there.
+func ExampleEnsureV1202() {
+	ctx := context.Background()
+	c := gcecloud.New()
+	svc := exampleService()
+	c.Fail(gcecloud.FirewallsInsert, 1, nil)
+	_, err := ilb.EnsureV1202(ctx, c, svc)
+	fmt.Println(err)
+	fmt.Println("addresses:", c.State().Addresses)
+
+	c.Fail(gcecloud.AddressesDelete, 1, nil)
+	_, err = ilb.EnsureV1202(ctx, c, svc)
+	fmt.Println("error:", err)
+	fmt.Println("addresses:", c.State().Addresses)
+	// Output:
+	// firewalls.insert k8s-fw-a4f1c2d3e00004000800000000000000: gcecloud: injected failure
+	// addresses: []
+	// error: <nil>
+	// addresses: [{a4f1c2d3e00004000800000000000000 10.128.0.2 {"kubernetes.io/service-name":"default/web"}}]
+}

@@ -232,7 +232,7 @@ func TestEnsureEveryCall(t *testing.T) {
 	})
 }
 
-// shapes lists both versions of ensure for tests that check what they have in common.
+// shapes lists the versions of ensure for tests that check what they have in common.
 var shapes = []struct {
 	name   string
 	ensure func(ctx context.Context, c *gcecloud.Cloud, svc *corev1.Service) (*corev1.LoadBalancerStatus, error)
@@ -241,6 +241,7 @@ var shapes = []struct {
 	{"fixed", func(ctx context.Context, c *gcecloud.Cloud, svc *corev1.Service) (*corev1.LoadBalancerStatus, error) {
 		return ilb.Ensure(ctx, c, svc)
 	}},
+	{"v1.20.2", ilb.EnsureV1202},
 }
 
 func TestEnsureSuccess(t *testing.T) {
@@ -390,7 +391,7 @@ func TestEnsureReleaseFails(t *testing.T) {
 		var orphan *lease.OrphanError
 		require.ErrorAs(t, err, &orphan)
 		require.ErrorIs(t, err, gcecloud.ErrInjected)
-		assert.Equal(t, "addresses/"+lbName, orphan.Name)
+		assert.Equal(t, "address/"+lbName, orphan.Name)
 		assert.Nil(t, st)
 		require.Len(t, heard, 1, "OnOrphan must be called once")
 		assert.Same(t, orphan, heard[0])

@@ -17,12 +17,15 @@ import (
 )
 
 // Scenario plays kubernetes#97740 for the examples command. For every call a successful
-// ensure makes, it runs [EnsureV1201] and [Ensure] on a fresh in-memory cloud with that one
-// call failing, then looks the controller's reservation up by name, as
+// ensure makes, it runs [EnsureV1201], [EnsureV1202] and [Ensure] on a fresh in-memory cloud
+// with that one call failing, then looks the controller's reservation up by name, as
 // TestEnsureInternalLoadBalancerErrors does. It also plays a context cancelled mid-ensure,
-// several failing syncs followed by a good one, a failing release, and an IP the user
-// reserved. It prints a table of what each shape left behind and returns a row computed from
-// those results.
+// several failing syncs followed by a good one, and an IP the user reserved. It prints a table
+// of what each shape left behind and returns a row computed from those results.
+//
+// The v1.20.1 and v1.20.2 columns of the per-call table are kept in testdata/upstream.json,
+// and the conformance test in examples/gceaddress/upstream requires the real
+// k8s.io/legacy-cloud-providers v0.20.1 and v0.20.2 to produce the same table.
 var Scenario = scenario.Scenario{Name: "gceaddress", Run: run}
 
 // A shape is one version of ensure, driven the same way.
@@ -32,8 +35,11 @@ type shape struct {
 }
 
 var (
-	oldShape = shape{"v1.20.1", func(ctx context.Context, c *gcecloud.Cloud, svc *corev1.Service, _ ...acquire.Option) (*corev1.LoadBalancerStatus, error) {
+	v1201Shape = shape{"v1.20.1", func(ctx context.Context, c *gcecloud.Cloud, svc *corev1.Service, _ ...acquire.Option) (*corev1.LoadBalancerStatus, error) {
 		return EnsureV1201(ctx, c, svc)
+	}}
+	v1202Shape = shape{"v1.20.2", func(ctx context.Context, c *gcecloud.Cloud, svc *corev1.Service, _ ...acquire.Option) (*corev1.LoadBalancerStatus, error) {
+		return EnsureV1202(ctx, c, svc)
 	}}
 	fixedShape = shape{"acquire", Ensure}
 )
@@ -73,11 +79,11 @@ func (o outcome) String() string {
 	case o.left == nil:
 		return "clean"
 	case errors.As(o.err, &orphan):
-		return fmt.Sprintf("left %s, orphan error, OnOrphan x%d", o.left.IP, o.orphans)
+		return fmt.Sprintf("orphan reported x%d", o.orphans)
 	case o.err == nil:
-		return fmt.Sprintf("LEAKED %s, ensure said ok", o.left.IP)
+		return "LEAKED, said ok"
 	}
-	return "LEAKED " + o.left.IP
+	return "LEAKED"
 }
 
 // play runs sh once on c for svc and looks up what it left.
@@ -130,46 +136,74 @@ func failurePoints(ctx context.Context, svc *corev1.Service, shapes ...shape) ([
 	return points, nil
 }
 
+// A failedCall is what each shape left when one call failed.
+type failedCall struct {
+	point               failurePoint
+	v1201, v1202, fixed outcome
+	fixedCloud          *gcecloud.Cloud // the cloud the fixed shape left, for the retry
+}
+
+// failEach fails each call a successful ensure makes, one per fresh cloud, under every shape.
+func failEach(ctx context.Context, svc *corev1.Service) ([]failedCall, error) {
+	points, err := failurePoints(ctx, svc, v1201Shape, v1202Shape, fixedShape)
+	if err != nil {
+		return nil, err
+	}
+	calls := make([]failedCall, 0, len(points))
+	for _, p := range points {
+		fc := failedCall{point: p}
+		fc.v1201, _ = failAt(ctx, v1201Shape, svc, p)
+		fc.v1202, _ = failAt(ctx, v1202Shape, svc, p)
+		fc.fixed, fc.fixedCloud = failAt(ctx, fixedShape, svc, p)
+		calls = append(calls, fc)
+	}
+	return calls, nil
+}
+
 func run(ctx context.Context, w io.Writer) (scenario.Row, error) {
 	svc := demoService()
 	row := scenario.Row{Bug: "#97740 ILB address reservation"}
 
-	points, err := failurePoints(ctx, svc, oldShape, fixedShape)
+	calls, err := failEach(ctx, svc)
 	if err != nil {
 		return row, err
 	}
 	fmt.Fprintf(w, "kubernetes#97740: ensureInternalLoadBalancer reserves an IP for the forwarding rule.\n")
-	fmt.Fprintf(w, "v1.20.1 releases the reservation at the end of its success path; the fix makes it an\n")
-	fmt.Fprintf(w, "acquire.Temporary, released on every path. A successful ensure makes %d cloud calls;\n", len(points))
-	fmt.Fprintf(w, "each row fails one of them on a fresh cloud, then looks up address %s.\n", LoadBalancerName(svc))
-	fmt.Fprintf(w, "The release itself (addresses.delete) is counted apart: no shape can release when it\n")
-	fmt.Fprintf(w, "fails, and what matters there is whether anyone is told.\n\n")
+	fmt.Fprintf(w, "v1.20.1 releases the reservation at the end of its success path and leaks it on error;\n")
+	fmt.Fprintf(w, "v1.20.2 fixed that with a defer that only logs a failed release; acquire makes it a\n")
+	fmt.Fprintf(w, "Temporary and reports a failed release. A successful ensure makes %d cloud calls; each\n", len(calls))
+	fmt.Fprintf(w, "row fails one of them on a fresh cloud, then looks up address %s.\n", LoadBalancerName(svc))
+	fmt.Fprintf(w, "The v1.20.1 and v1.20.2 columns are replicas checked against the real upstream code:\n")
+	fmt.Fprintf(w, "TestUpstreamConformance (examples/gceaddress/upstream) runs k8s.io/legacy-cloud-providers\n")
+	fmt.Fprintf(w, "v0.20.1 and v0.20.2 on MockGCE, call by call, and requires these rows; go run does not\n")
+	fmt.Fprintf(w, "repeat that check.\n\n")
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "FAILURE\tOLD SHAPE (%s)\tFIXED SHAPE (%s)\n", oldShape.name, fixedShape.name)
+	fmt.Fprintf(tw, "FAILURE\t%s\t%s\t%s\n", v1201Shape.name, v1202Shape.name, fixedShape.name)
 
 	// The calls, one failing at a time. A failure of the release itself is counted apart: no
 	// shape can release when the release fails; what matters is whether anyone is told.
-	var oldLeaks, fixedLeaks, failures int
+	var oldLeaks, upstreamFixLeaks, fixedLeaks, failures int
 	releaseReported := false
-	for _, p := range points {
-		old, _ := failAt(ctx, oldShape, svc, p)
-		fixed, c := failAt(ctx, fixedShape, svc, p)
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", p, old, fixed)
+	for _, fc := range calls {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", fc.point, fc.v1201, fc.v1202, fc.fixed)
 		var orphan *lease.OrphanError
-		if errors.As(fixed.err, &orphan) {
+		if errors.As(fc.fixed.err, &orphan) {
 			// The release itself failed. The orphan is reported, and the retry that the error
 			// causes finds the reservation by its name and releases it.
-			next := play(ctx, fixedShape, c, svc)
-			releaseReported = fixed.orphans == 1 && orphan.Name == "addresses/"+LoadBalancerName(svc) &&
+			next := play(ctx, fixedShape, fc.fixedCloud, svc)
+			releaseReported = fc.fixed.orphans == 1 && orphan.Name == "address/"+LoadBalancerName(svc) &&
 				next.err == nil && next.left == nil
 			continue
 		}
 		failures++
-		if old.leaked() {
+		if fc.v1201.leaked() {
 			oldLeaks++
 		}
-		if fixed.leaked() {
+		if fc.v1202.leaked() {
+			upstreamFixLeaks++
+		}
+		if fc.fixed.leaked() {
 			fixedLeaks++
 		}
 	}
@@ -181,31 +215,35 @@ func run(ctx context.Context, w io.Writer) (scenario.Row, error) {
 		label string
 		play  func(ctx context.Context, sh shape, svc *corev1.Service) (string, bool, error)
 	}{
-		{"ctx cancelled before " + string(gcecloud.FirewallsGet), cancelledMidEnsure},
-		{fmt.Sprintf("%d syncs failing at %s, then ok", failingSyncs, gcecloud.FirewallsInsert), syncsThenSuccess},
-		{"IP reserved by the user; fail, ok, delete", usersAddress},
+		{"ctx cancelled mid-ensure", cancelledMidEnsure},
+		{fmt.Sprintf("%d failing syncs, then ok", failingSyncs), syncsThenSuccess},
+		{"IP the user reserved", usersAddress},
 	} {
-		old, _, err := cs.play(ctx, oldShape, svc)
-		if err != nil {
-			return row, err
+		var cells [3]string
+		for i, sh := range []shape{v1201Shape, v1202Shape, fixedShape} {
+			cell, clean, err := cs.play(ctx, sh, svc)
+			if err != nil {
+				return row, err
+			}
+			cells[i] = cell
+			if sh.name == fixedShape.name {
+				fixedClean = fixedClean && clean
+			}
 		}
-		fixed, clean, err := cs.play(ctx, fixedShape, svc)
-		if err != nil {
-			return row, err
-		}
-		fixedClean = fixedClean && clean
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", cs.label, old, fixed)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cs.label, cells[0], cells[1], cells[2])
 	}
 	if err := tw.Flush(); err != nil {
 		return row, err
 	}
 
-	fmt.Fprintf(w, "\nLEAKED: the reservation outlived the sync and nobody was told. Old shape: %d of %d\n", oldLeaks, failures)
-	fmt.Fprintf(w, "failing calls leaked it, and a failed release leaked it silently (ensure said ok); fixed\n")
-	fmt.Fprintf(w, "shape: %d of %d. When the release itself fails, the fixed shape returns a\n", fixedLeaks, failures)
-	fmt.Fprintf(w, "*lease.OrphanError and the retry releases the address by its name.\n")
+	fmt.Fprintf(w, "\nLEAKED: the reservation outlived the sync and nobody was told. v1.20.1 leaked it on %d of\n", oldLeaks)
+	fmt.Fprintf(w, "%d failing calls, v1.20.2 on %d, acquire on %d. A failed release (addresses.delete) leaves\n", failures, upstreamFixLeaks, fixedLeaks)
+	fmt.Fprintf(w, "it in every shape; the upstream ones say ok, acquire returns a *lease.OrphanError and\n")
+	fmt.Fprintf(w, "the retry releases the address by its name. The cancelled ensure fails just before\n")
+	fmt.Fprintf(w, "%s; v1.20.2's deferred release runs under that cancelled context. Failing syncs\n", gcecloud.FirewallsGet)
+	fmt.Fprintf(w, "fail at %s; the user's IP runs a failing sync, a good one and a delete.\n", gcecloud.FirewallsInsert)
 
-	row.Old = fmt.Sprintf("%d of %d failed syncs leaked the IP", oldLeaks, failures)
+	row.Old = fmt.Sprintf("%d of %d failed syncs leaked it, as real v1.20.1 does", oldLeaks, failures)
 	row.Fixed = fmt.Sprintf("%d of %d; failed release lost", fixedLeaks, failures)
 	if releaseReported {
 		row.Fixed = fmt.Sprintf("%d of %d; failed release reported", fixedLeaks, failures)
@@ -254,7 +292,7 @@ func syncsThenSuccess(ctx context.Context, sh shape, svc *corev1.Service) (strin
 	if good.err != nil {
 		return "", false, fmt.Errorf("ilb: %s shape: good sync after failing ones: %w", sh.name, good.err)
 	}
-	return fmt.Sprintf("left after %d of %d, then %s", left, failingSyncs, good), left == 0 && good.left == nil, nil
+	return fmt.Sprintf("left %d/%d, then %s", left, failingSyncs, good), left == 0 && good.left == nil, nil
 }
 
 // usersAddress asks for an IP that the user reserved under their own name, then runs a failing
@@ -278,10 +316,10 @@ func usersAddress(ctx context.Context, sh shape, svc *corev1.Service) (string, b
 		return "", false, err
 	}
 	if left := c.State().Addresses; len(left) != 1 || left[0] != user {
-		return "user's address DELETED", false, nil
+		return "user's DELETED", false, nil
 	}
 	if failed.left != nil || good.left != nil {
-		return "user's kept, but ours LEAKED", false, nil
+		return "user's kept, LEAKED", false, nil
 	}
-	return "user's kept, none of ours left", true, nil
+	return "user's kept, clean", true, nil
 }

@@ -34,7 +34,7 @@ func EnsureV1201(ctx context.Context, c *gcecloud.Cloud, svc *corev1.Service) (*
 		return nil, err
 	}
 
-	ip, owned, err := holdAddressV1201(ctx, c, lb, ipToUse(lb, existing))
+	ip, owned, err := holdAddressUpstream(ctx, c, lb, ipToUse(lb, existing))
 	if err != nil {
 		return nil, err
 	}
@@ -59,10 +59,10 @@ func EnsureV1201(ctx context.Context, c *gcecloud.Cloud, svc *corev1.Service) (*
 	return status(ctx, c, lb)
 }
 
-// holdAddressV1201 holds ip the way v1.20.1's address manager did. owned reports whether the
-// reservation is the controller's own, to be released at the end of ensure; it is false for
-// an address the user reserved under their own name.
-func holdAddressV1201(ctx context.Context, c *gcecloud.Cloud, lb loadBalancer, ip string) (addr string, owned bool, err error) {
+// holdAddressUpstream holds ip the way the address manager of v1.20.1 and v1.20.2 did. owned
+// reports whether the reservation is the controller's own, to be released at the end of
+// ensure; it is false for an address the user reserved under their own name.
+func holdAddressUpstream(ctx context.Context, c *gcecloud.Cloud, lb loadBalancer, ip string) (addr string, owned bool, err error) {
 	a, err := reserveOwn(ctx, c, lb, ip)
 	if err == nil {
 		return a.IP, true, nil
