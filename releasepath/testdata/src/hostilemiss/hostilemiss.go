@@ -1,0 +1,124 @@
+// Package hostilemiss holds leaking controller code that releasepath must report.
+package hostilemiss
+
+import (
+	"errors"
+	"sync"
+)
+
+type addrMgr struct{}
+
+func (m *addrMgr) HoldAddress(name string) (string, error) { return name, nil }
+func (m *addrMgr) ReleaseAddress(name string) error        { return nil }
+
+func step() error { return nil }
+
+func earlyReturn(m *addrMgr) error {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		return err // want `return may skip m.ReleaseAddress \(HoldAddress at line 17\)`
+	}
+	m.ReleaseAddress(ip)
+	return nil
+}
+
+func returnInLoop(m *addrMgr, names []string) error {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return err
+	}
+	for range names {
+		if err := step(); err != nil {
+			return err // want `return may skip m.ReleaseAddress \(HoldAddress at line 29\)`
+		}
+	}
+	m.ReleaseAddress(ip)
+	return nil
+}
+
+func viaGoto(m *addrMgr) error {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		goto fail
+	}
+	m.ReleaseAddress(ip)
+	return nil
+fail:
+	return errors.New("failed") // want `return may skip m.ReleaseAddress \(HoldAddress at line 43\)`
+}
+
+func localErrDefer(m *addrMgr) error {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			m.ReleaseAddress(ip)
+		}
+	}()
+	if step() != nil {
+		return errors.New("step failed") // want `return may skip m.ReleaseAddress \(HoldAddress at line 57\)`
+	}
+	return nil // want `return may skip m.ReleaseAddress \(HoldAddress at line 57\)`
+}
+
+func successOnly(m *addrMgr) error {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return err
+	}
+	if err := step(); err == nil {
+		m.ReleaseAddress(ip)
+		return nil
+	}
+	return errors.New("step failed") // want `return may skip m.ReleaseAddress \(HoldAddress at line 73\)`
+}
+
+type cache struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *cache) lockInLoop(keys []string) int {
+	for _, k := range keys {
+		c.mu.Lock()
+		v := c.n[k]
+		if v > 0 {
+			return v // want `return may skip c.mu.Unlock \(Lock at line 91\)`
+		}
+		c.mu.Unlock()
+	}
+	return 0
+}
+
+func literalLeak(m *addrMgr) func() error {
+	return func() error {
+		ip, err := m.HoldAddress("a")
+		if err != nil {
+			return err
+		}
+		if err := step(); err != nil {
+			return err // want `return may skip m.ReleaseAddress \(HoldAddress at line 103\)`
+		}
+		m.ReleaseAddress(ip)
+		return nil
+	}
+}
+
+func deferInsideIf(m *addrMgr, cond bool) error {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return err
+	}
+	if cond {
+		defer m.ReleaseAddress(ip)
+	}
+	return step() // want `return may skip m.ReleaseAddress \(HoldAddress at line 116\)`
+}
