@@ -3,6 +3,7 @@ package hostilefp
 
 import (
 	"errors"
+	"fmt"
 	"log"
 	"os"
 	"sync"
@@ -247,6 +248,15 @@ func laterErrCheck(m *addrMgr) error {
 	log.Printf("held %q", ip)
 	if err != nil {
 		return err
+	}
+	defer m.ReleaseAddress(ip)
+	return step()
+}
+
+func wrappedFailure(m *addrMgr) error {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return fmt.Errorf("hold address: %w", err)
 	}
 	defer m.ReleaseAddress(ip)
 	return step()

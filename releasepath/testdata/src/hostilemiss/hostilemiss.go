@@ -122,3 +122,65 @@ func deferInsideIf(m *addrMgr, cond bool) error {
 	}
 	return step() // want `return may skip m.ReleaseAddress \(HoldAddress at line 116\)`
 }
+
+func errReassigned(m *addrMgr) error {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return err
+	}
+	err = step()
+	if err != nil {
+		return err // want `return may skip m.ReleaseAddress \(HoldAddress at line 127\)`
+	}
+	m.ReleaseAddress(ip)
+	return nil
+}
+
+func okSetTooEarly(m *addrMgr) error {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			m.ReleaseAddress(ip)
+		}
+	}()
+	ok = true
+	if err := step(); err != nil {
+		return err // want `return may skip m.ReleaseAddress \(HoldAddress at line 140\)`
+	}
+	m.ReleaseAddress(ip)
+	return nil
+}
+
+func namedErrSuccessDrops(m *addrMgr) (err error) {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			m.ReleaseAddress(ip)
+		}
+	}()
+	if err = step(); err != nil {
+		return err
+	}
+	return nil // want `return may skip m.ReleaseAddress \(HoldAddress at line 159\)`
+}
+
+func (c *cache) continueLocked(keys []string) int {
+	total := 0
+	for _, k := range keys {
+		c.mu.Lock()
+		v, ok := c.n[k]
+		if !ok {
+			continue // the lock stays held into the next Lock and out of the loop
+		}
+		total += v
+		c.mu.Unlock()
+	}
+	return total // want `return may skip c.mu.Unlock \(Lock at line 177\)`
+}
