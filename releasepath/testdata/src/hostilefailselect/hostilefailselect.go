@@ -29,3 +29,21 @@ func returnInSelect(m *addrMgr, done <-chan struct{}, in <-chan error) error {
 	m.ReleaseAddress(ip)
 	return nil
 }
+
+func selectLoop(m *addrMgr, done <-chan struct{}, in <-chan error) error {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-done:
+			return errors.New("cancelled") // want `return may skip m.ReleaseAddress \(HoldAddress at line 34\)`
+		case err := <-in:
+			if err == nil {
+				m.ReleaseAddress(ip)
+				return nil
+			}
+		}
+	}
+}

@@ -261,3 +261,66 @@ func wrappedFailure(m *addrMgr) error {
 	defer m.ReleaseAddress(ip)
 	return step()
 }
+
+func releaseHeld(m *addrMgr, ip string) { m.ReleaseAddress(ip) }
+
+func packageFuncWrapper(m *addrMgr) error {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		releaseHeld(m, ip)
+		return err
+	}
+	releaseHeld(m, ip)
+	return nil
+}
+
+func ifElseScope(m *addrMgr) error {
+	if ip, err := m.HoldAddress("a"); err != nil {
+		return err
+	} else {
+		defer m.ReleaseAddress(ip)
+	}
+	return step()
+}
+
+func (c *cache) perIterationClosure(keys []string) int {
+	total := 0
+	for _, k := range keys {
+		func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			total += c.n[k]
+		}()
+	}
+	return total
+}
+
+func tempFile(dir string) error {
+	f, err := os.CreateTemp(dir, "x")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	return step()
+}
+
+func (c *cache) labeledBreak(rows [][]string) int {
+	total := 0
+outer:
+	for _, ks := range rows {
+		c.mu.Lock()
+		for _, k := range ks {
+			if c.n[k] < 0 {
+				c.mu.Unlock()
+				break outer
+			}
+			total += c.n[k]
+		}
+		c.mu.Unlock()
+	}
+	return total
+}

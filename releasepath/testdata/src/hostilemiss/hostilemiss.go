@@ -184,3 +184,19 @@ func (c *cache) continueLocked(keys []string) int {
 	}
 	return total // want `return may skip c.mu.Unlock \(Lock at line 177\)`
 }
+
+func (c *cache) labeledBreakLocked(rows [][]string) int {
+	total := 0
+outer:
+	for _, ks := range rows {
+		c.mu.Lock()
+		for _, k := range ks {
+			if c.n[k] < 0 {
+				break outer
+			}
+			total += c.n[k]
+		}
+		c.mu.Unlock()
+	}
+	return total // want `return may skip c.mu.Unlock \(Lock at line 192\)`
+}
