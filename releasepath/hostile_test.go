@@ -11,7 +11,7 @@ import (
 // TestHostile checks the shapes of the hostile review that releasepath gets right:
 // correct controller code it must not report and leaks it must.
 func TestHostile(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefp", "hostilemiss", "hostilehandle", "hostilesuppress", "hostilelease")
+	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefp", "hostilemiss", "hostilehandle", "hostilesuppress", "hostilelease", "hostiletests")
 }
 
 // The shapes below are what releasepath gets wrong today; each package states the correct
@@ -45,4 +45,14 @@ func TestHostileOkayLookalike(t *testing.T) {
 func TestHostileLeaseMethodValue(t *testing.T) {
 	t.Skip("hostile: fails today: s.Defer(name, l.Release), handing a lease to a scope as a method value, is reported as a leak")
 	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefaillease")
+}
+
+// TestHostileTestsFlag checks that Config.Tests brings _test.go files in, which the default
+// Analyzer leaves out (the hostiletests package above).
+func TestHostileTestsFlag(t *testing.T) {
+	a, err := releasepath.New(releasepath.Config{Tests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.Run(t, analysistest.TestData(), a, "hostiletestsflag")
 }
