@@ -33,7 +33,7 @@ func TestHostileSelect(t *testing.T) {
 }
 
 func TestHostileValueWithError(t *testing.T) {
-	t.Skip("hostile: fails today: return ip, err with a non-nil err is taken as a hand-off of ip, though the docs say it is not")
+	t.Skip("hostile: fails today: return ip, err or return a, err with a non-nil err is taken as a hand-off, though the docs say it is not")
 	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefailvalueerr")
 }
 

@@ -18,3 +18,21 @@ func valueWithError(m *addrMgr) (string, error) {
 	}
 	return ip, nil
 }
+
+type Client struct{}
+
+type Addr struct{ Name string }
+
+func (c *Client) ReserveAddress(name string) (*Addr, error) { return &Addr{Name: name}, nil }
+func (a *Addr) Release() error                              { return nil }
+
+func withError(c *Client) (*Addr, error) {
+	a, err := c.ReserveAddress("a")
+	if err != nil {
+		return nil, err
+	}
+	if err := step(); err != nil {
+		return a, err // want `return may skip a.Release \(ReserveAddress at line 30\)`
+	}
+	return a, nil
+}

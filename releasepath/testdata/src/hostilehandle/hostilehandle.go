@@ -100,3 +100,16 @@ func okFlag(c *Client) (*Addr, error) {
 	ok = true
 	return a, nil
 }
+
+func isNotFound(err error) bool { return err != nil }
+
+func localIsNotFound(c *Client) error {
+	a, err := c.ReserveAddress("a")
+	if isNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return a.Release()
+}
