@@ -1,0 +1,58 @@
+package releasepath_test
+
+import (
+	"testing"
+
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/safereconcile/safereconcile/releasepath"
+)
+
+// TestHostile checks the shapes of the hostile review that releasepath gets right:
+// correct controller code it must not report and leaks it must.
+func TestHostile(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefp", "hostilemiss", "hostilehandle", "hostilesuppress", "hostilelease", "hostiletests")
+}
+
+// The shapes below are what releasepath gets wrong today; each package states the correct
+// behaviour in its "// want" comments, and its test is skipped until the analyzer is fixed.
+
+func TestHostileStringHandoff(t *testing.T) {
+	t.Skip("hostile: fails today: a held string (ip from HoldAddress, released by ReleaseAddress(ip)) returned, stored in a field, map or channel, or captured by a go statement is still reported as a leak")
+	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefailstrhandoff")
+}
+
+func TestHostileSwitchErr(t *testing.T) {
+	t.Skip("hostile: fails today: the failure cases of switch err { case nil: case errNotFound: ... default: } are reported as leaks")
+	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefailswitcherr")
+}
+
+func TestHostileSelect(t *testing.T) {
+	t.Skip("hostile: fails today: after a select, or a for loop around one, whose every path returns, the unreachable end of the function is reported")
+	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefailselect")
+}
+
+func TestHostileValueWithError(t *testing.T) {
+	t.Skip("hostile: fails today: return ip, err or return a, err with a non-nil err is taken as a hand-off, though the docs say it is not")
+	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefailvalueerr")
+}
+
+func TestHostileOkayLookalike(t *testing.T) {
+	t.Skip("hostile: fails today: //releasepath:okay, a different word, silences a finding as if it were //releasepath:ok")
+	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefailokay")
+}
+
+func TestHostileLeaseMethodValue(t *testing.T) {
+	t.Skip("hostile: fails today: s.Defer(name, l.Release), handing a lease to a scope as a method value, is reported as a leak")
+	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefaillease")
+}
+
+// TestHostileTestsFlag checks that Config.Tests brings _test.go files in, which the default
+// Analyzer leaves out (the hostiletests package above).
+func TestHostileTestsFlag(t *testing.T) {
+	a, err := releasepath.New(releasepath.Config{Tests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.Run(t, analysistest.TestData(), a, "hostiletestsflag")
+}

@@ -1,0 +1,21 @@
+// Package hostilefaillease hands a lease to a scope as the method value l.Release; it does not leak.
+package hostilefaillease
+
+import (
+	"context"
+
+	"github.com/safereconcile/safereconcile/acquire"
+	"github.com/safereconcile/safereconcile/lease"
+)
+
+type address struct{ name, ip string }
+
+func release(ctx context.Context, a address) error { return nil }
+
+func program(ctx context.Context, ip string) error { return nil }
+
+func intoScope(ctx context.Context, s *acquire.Scope, a address) error {
+	l := lease.New("address/"+a.name, a, release)
+	s.Defer("address/"+a.name, l.Release)
+	return program(ctx, a.ip)
+}

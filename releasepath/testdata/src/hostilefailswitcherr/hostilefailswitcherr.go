@@ -1,0 +1,33 @@
+// Package hostilefailswitcherr branches on the acquisition's error with switch err; no return leaks.
+package hostilefailswitcherr
+
+import (
+	"errors"
+)
+
+type addrMgr struct{}
+
+func (m *addrMgr) HoldAddress(name string) (string, error) { return name, nil }
+func (m *addrMgr) ReleaseAddress(name string) error        { return nil }
+
+func step() error { return nil }
+
+var errNotFound = errors.New("not found")
+
+type locker struct{}
+
+func (l *locker) Acquire() error { return nil }
+func (l *locker) Release()       {}
+
+func switchErrFailure(l *locker) error {
+	err := l.Acquire()
+	switch err {
+	case nil:
+	case errNotFound:
+		return nil
+	default:
+		return err
+	}
+	l.Release()
+	return nil
+}

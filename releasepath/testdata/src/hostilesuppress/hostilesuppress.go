@@ -1,0 +1,76 @@
+// Package hostilesuppress tries the suppression comments in the places and spellings users write.
+package hostilesuppress
+
+import "sync"
+
+type gate struct{ mu sync.Mutex }
+
+func (g *gate) onAcquisition(busy bool) bool {
+	g.mu.Lock() //releasepath:ok leave unlocks it
+	if busy {
+		return false
+	}
+	g.mu.Unlock()
+	return true
+}
+
+func (g *gate) onlyThatReturn(busy, full bool) bool {
+	g.mu.Lock()
+	if busy {
+		return false //releasepath:ok leave unlocks it
+	}
+	if full {
+		return false // want `return may skip g.mu.Unlock \(Lock at line 18\)`
+	}
+	g.mu.Unlock()
+	return true
+}
+
+func (g *gate) nolintList(busy bool) bool {
+	g.mu.Lock()
+	if busy {
+		return false //nolint:errcheck,releasepath // leave unlocks it
+	}
+	g.mu.Unlock()
+	return true
+}
+
+func (g *gate) nolintOther(busy bool) bool {
+	g.mu.Lock()
+	if busy {
+		return false //nolint:errcheck // want `return may skip g.mu.Unlock \(Lock at line 39\)`
+	}
+	g.mu.Unlock()
+	return true
+}
+
+func (g *gate) nolintLookalike(busy bool) bool {
+	g.mu.Lock()
+	if busy {
+		return false //nolint:releasepathx // want `return may skip g.mu.Unlock \(Lock at line 48\)`
+	}
+	g.mu.Unlock()
+	return true
+}
+
+// enterHeld returns holding g.mu on purpose; leave unlocks it.
+//
+//releasepath:handoff
+func (g *gate) enterHeld(busy bool) bool {
+	g.mu.Lock()
+	if busy {
+		return false
+	}
+	return true
+}
+
+// enterNoDirective has the word only in its body, which is no hand-off.
+func (g *gate) enterNoDirective(busy bool) bool {
+	g.mu.Lock()
+	//releasepath:handoff
+	if busy {
+		return false // want `return may skip g.mu.Unlock \(Lock at line 69\)`
+	}
+	g.mu.Unlock()
+	return true
+}
