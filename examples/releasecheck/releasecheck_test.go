@@ -16,7 +16,7 @@ import (
 )
 
 // leakingReturns parses v1201.go and returns the lines of EnsureV1201's returns that lie
-// between the call of holdAddressV1201 and the call of releaseOwn: the returns a reviewer
+// between the call of holdAddressUpstream and the call of releaseOwn: the returns a reviewer
 // would mark on the diff, computed from the source, not copied from the analyzer.
 func leakingReturns(t *testing.T) []int {
 	t.Helper()
@@ -37,7 +37,7 @@ func leakingReturns(t *testing.T) []int {
 			case *ast.CallExpr:
 				if id, ok := n.Fun.(*ast.Ident); ok {
 					switch id.Name {
-					case "holdAddressV1201":
+					case "holdAddressUpstream":
 						hold = n.Pos()
 					case "releaseOwn":
 						release = n.Pos()
@@ -68,7 +68,7 @@ func TestCheckFlagsEachLeakingReturnOfTheOldShape(t *testing.T) {
 	for _, f := range fs {
 		require.Equal(t, "EnsureV1201", f.Func, "only the old shape is flagged: %+v", f)
 		assert.Equal(t, "v1201.go", f.File)
-		assert.Contains(t, f.Message, "return may skip releaseOwn (holdAddressV1201 at line")
+		assert.Contains(t, f.Message, "return may skip releaseOwn (holdAddressUpstream at line")
 		old = append(old, f.Line)
 	}
 	if diff := cmp.Diff(leakingReturns(t), old); diff != "" {
@@ -82,7 +82,8 @@ func TestScenarioRow(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, row.Reproduced, out.String())
 	assert.Equal(t, "0 flagged", row.Fixed)
-	assert.Contains(t, out.String(), "fixed shape, Ensure: 0 finding(s)")
+	assert.Contains(t, out.String(), "v1.20.2 shape, EnsureV1202: 0 finding(s)")
+	assert.Contains(t, out.String(), "acquire shape, Ensure: 0 finding(s)")
 }
 
 func TestCheckBadPackage(t *testing.T) {
