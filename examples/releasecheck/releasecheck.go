@@ -160,7 +160,7 @@ func run(ctx context.Context, w io.Writer) (scenario.Row, error) {
 		byFunc[f.Func] = append(byFunc[f.Func], f)
 	}
 	old, v1202, fixed := byFunc["EnsureV1201"], byFunc["EnsureV1202"], byFunc["Ensure"]
-	fmt.Fprintf(w, "releasepath on %s (run live on the source):\n", ilbPath)
+	fmt.Fprintf(w, "releasepath on %s (run live on the source):\n", strings.TrimPrefix(ilbPath, "github.com/safereconcile/safereconcile/"))
 	for _, shape := range []struct {
 		name string
 		fs   []Finding
