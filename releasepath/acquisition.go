@@ -25,7 +25,8 @@ type acquisition struct {
 	recvKey   string    // identity of the receiver, "" for a function
 	recvRoot  types.Object
 	errObj    types.Object            // the variable the acquisition's error went into
-	values    map[types.Object]bool   // the acquired values (not basic-typed)
+	values    map[types.Object]bool   // the acquired values (not basic-typed, unless a release takes them)
+	basic     map[types.Object]bool   // the basic-typed results (ip from HoldAddress), see takeBasicValues
 	guards    map[types.Object]bool   // values whose nil or false edge means nothing was acquired
 	argRoots  map[types.Object]bool   // root objects of the arguments, contexts left out
 	releases  []*releaseCall          // matching releases seen in the function
@@ -209,6 +210,7 @@ func receiver(info *types.Info, call *ast.CallExpr) ast.Expr {
 // result stored in a field, returned at once, deferred or started in a goroutine).
 func (a *acquisition) bind(info *types.Info, stack []ast.Node, body *ast.BlockStmt) bool {
 	a.values = map[types.Object]bool{}
+	a.basic = map[types.Object]bool{}
 	a.guards = map[types.Object]bool{}
 	a.argRoots = map[types.Object]bool{}
 	a.stmtStack = stack
@@ -317,5 +319,23 @@ func (a *acquisition) addResult(info *types.Info, id *ast.Ident) {
 	a.guards[v] = true
 	if !isBasic(v.Type()) {
 		a.values[v] = true
+	} else {
+		a.basic[v] = true
+	}
+}
+
+// takeBasicValues makes a basic-typed result an acquired value when a release takes it as
+// an argument (ip, _ := m.HoldAddress(name) … m.ReleaseAddress(ip)): the string is then the
+// handle of the resource, and returning it, storing it or handing it to a goroutine hands the
+// resource on. A basic result no release takes (a count, a port number) stays a plain value.
+func (a *acquisition) takeBasicValues(info *types.Info) {
+	for _, r := range a.releases {
+		for _, arg := range r.call.Args {
+			if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
+				if o := info.Uses[id]; o != nil && a.basic[o] {
+					a.values[o] = true
+				}
+			}
+		}
 	}
 }

@@ -43,6 +43,7 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 			continue
 		}
 		a.releases = p.findReleases(a, all)
+		a.takeBasicValues(info)
 		if len(a.releases) == 0 && a.pair == nil {
 			continue // a verb without evidence: no release of it anywhere in the function
 		}
