@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
@@ -33,6 +34,12 @@ type acquisition struct {
 	funcLit   *ast.FuncLit            // the function literal the acquisition is in, if any
 	stmtStack []ast.Node              // ancestors of the call
 	byObj     map[types.Object]string // names for messages
+
+	// valueErrOnly is set when the function never releases the acquisition but the release
+	// exists (relText): only a return of the acquired value with a provably non-nil error is
+	// then a leak, since by Go's convention the caller drops a value returned with an error.
+	valueErrOnly bool
+	relText      string
 }
 
 // A releaseCall is a call that ends an acquisition.
@@ -338,4 +345,48 @@ func (a *acquisition) takeBasicValues(info *types.Info) {
 			}
 		}
 	}
+}
+
+// releaseMethod finds, for a scoped verb acquisition the function never releases, the
+// release method that exists for it: the swapped name on the acquisition's receiver
+// (m.HoldAddress → m.ReleaseAddress) or a release verb on an acquired value (a.Release). It
+// returns the text for the message, and makes the basic-typed results the release method
+// takes (ip for ReleaseAddress(name string)) acquired values.
+func (a *acquisition) releaseMethod(info *types.Info) (string, bool) {
+	if a.source != "verb" || a.kind != scoped {
+		return "", false
+	}
+	lookup := func(t types.Type, names []string) *types.Func {
+		for _, n := range names {
+			obj, _, _ := types.LookupFieldOrMethod(t, true, a.fn.Pkg(), n)
+			if f, ok := obj.(*types.Func); ok {
+				return f
+			}
+		}
+		return nil
+	}
+	if r := receiver(info, a.call); r != nil {
+		if t := info.TypeOf(r); t != nil {
+			if f := lookup(t, a.verb.releases); f != nil {
+				params := f.Type().(*types.Signature).Params()
+				for o := range a.basic {
+					for i := 0; i < params.Len(); i++ {
+						if types.Identical(params.At(i).Type(), o.Type()) {
+							a.values[o] = true
+						}
+					}
+				}
+				return types.ExprString(r) + "." + f.Name(), true
+			}
+		}
+	}
+	for o := range a.values {
+		if o == a.recvRoot {
+			continue
+		}
+		if f := lookup(o.Type(), append(slices.Clone(a.verb.relVerbs), a.verb.releases...)); f != nil {
+			return o.Name() + "." + f.Name(), true
+		}
+	}
+	return "", false
 }

@@ -40,8 +40,14 @@
 // deferred release, including a deferred closure that releases while an ok flag is false
 // or, for a named err result, while err is non-nil; returns that hand the resource on (return it or a closure
 // that releases it with a nil error, store it in a field, map, slice or channel, capture it
-// in a go statement, pass a closure that releases it, as to t.Cleanup). A value returned
-// together with a non-nil error is not handed on. A call of a function of the same package
+// in a go statement, pass a closure that releases it, as to t.Cleanup). When the release
+// takes the acquired value as an argument (ip from HoldAddress, ReleaseAddress(ip)), that
+// value is the resource for these rules, a string as much as a pointer. A value returned
+// together with an error that is non-nil on that path (the true edge of err != nil,
+// errors.New, fmt.Errorf) is not handed on, since by Go's convention the caller drops it;
+// this return is reported even in a function that never calls the release, when the
+// receiver or the value has the release method (m.ReleaseAddress, a.Release). With an
+// error that may be nil, the value is handed on. A call of a function of the same package
 // that releases its argument or receiver counts as the release. Function literals are
 // checked as functions of their own, and _test.go files only with -tests.
 //

@@ -775,10 +775,45 @@ func (w *walker) errorCarrying(ret *ast.ReturnStmt, st *state) bool {
 	return true
 }
 
+// valueWithError reports whether ret returns the acquired value together with an error that
+// is non-nil on this path: the error is known non-nil here (the true edge of err != nil), or
+// is made by errors.New or fmt.Errorf.
+func (w *walker) valueWithError(ret *ast.ReturnStmt, st *state) bool {
+	res := w.sig.Results()
+	if ret == nil || len(ret.Results) < 2 || len(ret.Results) != res.Len() || !isError(res.At(res.Len()-1).Type()) {
+		return false
+	}
+	info := w.p.pass.TypesInfo
+	nonNil := false
+	switch e := ast.Unparen(ret.Results[len(ret.Results)-1]).(type) {
+	case *ast.Ident:
+		nonNil = slices.Contains(st.errSet, info.ObjectOf(e))
+	case *ast.CallExpr:
+		if fn, ok := typeInfoCallee(info, e); ok {
+			n := funcName(fn)
+			nonNil = n == "errors.New" || n == "fmt.Errorf"
+		}
+	}
+	if !nonNil {
+		return false
+	}
+	for _, r := range ret.Results[:len(ret.Results)-1] {
+		if w.holds(r, st) {
+			return true
+		}
+	}
+	return false
+}
+
 // atReturn decides whether the path ending at ret (nil: the end of the body) leaks.
 func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
+	if w.a.valueErrOnly && !w.valueWithError(ret, &st) {
+		return
+	}
 	errRet := w.errorCarrying(ret, &st)
-	if ret != nil && !errRet {
+	// A value returned with an error that may be nil is handed on (the caller gets it when
+	// the error is nil); with an error that is non-nil here, it is not.
+	if ret != nil && (!errRet || !w.valueWithError(ret, &st)) {
 		for _, r := range ret.Results {
 			if w.holds(r, &st) {
 				return // handed on to the caller
@@ -832,6 +867,9 @@ func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 
 // releaseText names the release a leak skips, for the message.
 func (w *walker) releaseText() (string, *releaseCall) {
+	if w.a.relText != "" {
+		return w.a.relText, nil
+	}
 	if len(w.a.releases) > 0 {
 		return w.a.releases[0].text, w.a.releases[0]
 	}
