@@ -34,7 +34,8 @@
 //	-pairs=example.com/cloud.Client.Reserve=example.com/cloud.Client.Release
 //
 // These paths are not leaks: the acquisition's own failure branch (err != nil, errors.Is,
-// IsNotFound, checked at once or later, while err still holds the acquisition's error); the
+// IsNotFound, err == errNotFound, the non-nil cases of switch err { case nil: … }, checked
+// at once or later, while err still holds the acquisition's error); the
 // nil or false edge of a guard on the handle (if addrMgr != nil, if owned, if mu.TryLock());
 // calls that never return (panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal); returns after a
 // deferred release, including a deferred closure that releases while an ok flag is false

@@ -98,6 +98,7 @@ type walker struct {
 	noReturn map[ast.Stmt]bool
 	reported map[token.Pos]bool
 	leaks    []leak
+	caseTag  map[ast.Expr]ast.Expr // a case value of a switch with a tag → the tag
 }
 
 // A leak is a return the acquisition can reach unreleased.
@@ -116,6 +117,17 @@ func (w *walker) run() {
 		w.rels[r.call] = true
 	}
 	w.seen = map[*cfg.Block]map[string]bool{}
+	w.caseTag = map[ast.Expr]ast.Expr{}
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		if sw, ok := n.(*ast.SwitchStmt); ok && sw.Tag != nil {
+			for _, c := range sw.Body.List {
+				for _, e := range c.(*ast.CaseClause).List {
+					w.caseTag[e] = sw.Tag
+				}
+			}
+		}
+		return true
+	})
 	w.noReturn = map[ast.Stmt]bool{}
 	for _, b := range w.g.Blocks {
 		if b.Kind == cfg.KindUnreachable && b.Stmt != nil {
@@ -249,6 +261,10 @@ func (w *walker) block(b *cfg.Block, from int, st state) {
 		w.atReturn(nil, st)
 	case 2:
 		if cond, ok := lastExpr(b); ok {
+			if tag, ok := w.caseTag[cond]; ok {
+				// switch err { case nil: … case errNotFound: … }: the edge of tag == value.
+				cond = &ast.BinaryExpr{X: tag, Op: token.EQL, Y: cond, OpPos: cond.Pos()}
+			}
 			for j, succ := range b.Succs {
 				s2 := st.clone()
 				if w.prune(cond, j == 0, &s2) {
@@ -314,6 +330,15 @@ func (w *walker) prune(cond ast.Expr, edge bool, st *state) bool {
 		if isNilIdent(info, x) {
 			x = c.Y
 		} else if !isNilIdent(info, c.Y) {
+			// err == errNotFound (or a case errNotFound of switch err): on the true edge
+			// the acquisition's error equals a sentinel, so it failed.
+			if id, ok := ast.Unparen(c.X).(*ast.Ident); ok && (c.Op == token.EQL) == edge {
+				if o := info.ObjectOf(id); o != nil && o == w.a.errObj && st.errLive {
+					if t := info.TypeOf(c.Y); t != nil && isError(t) {
+						return true
+					}
+				}
+			}
 			return false
 		}
 		isNonNil := (c.Op == token.NEQ) == edge // on this edge, x != nil
