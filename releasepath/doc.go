@@ -37,7 +37,9 @@
 // IsNotFound, err == errNotFound, the non-nil cases of switch err { case nil: … }, checked
 // at once or later, while err still holds the acquisition's error); the
 // nil or false edge of a guard on the handle (if addrMgr != nil, if owned, if mu.TryLock());
-// calls that never return (panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal); returns after a
+// calls that never return (panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal); the end of a
+// function no path falls off (after a select whose every case returns, or for { select {…} }
+// without a break); returns after a
 // deferred release, including a deferred closure that releases while an ok flag is false
 // or, for a named err result, while err is non-nil; returns that hand the resource on (return it or a closure
 // that releases it with a nil error, store it in a field, map, slice or channel, capture it

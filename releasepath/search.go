@@ -253,6 +253,11 @@ func (w *walker) block(b *cfg.Block, from int, st state) {
 		if !b.Live {
 			return // the end of a function that never gets there (for {} without a break)
 		}
+		if b.Kind == cfg.KindSelectAfterCase {
+			// The dangling edge after the last case of a select without default: "no case
+			// was chosen", which cannot happen (the select waits), so not a function end.
+			return
+		}
 		if len(b.Nodes) > 0 {
 			if s, ok := b.Nodes[len(b.Nodes)-1].(ast.Stmt); ok && w.noReturn[s] {
 				return
