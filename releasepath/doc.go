@@ -43,7 +43,8 @@
 // deferred release, including a deferred closure that releases while an ok flag is false
 // or, for a named err result, while err is non-nil; returns that hand the resource on (return it or a closure
 // that releases it with a nil error, store it in a field, map, slice or channel, capture it
-// in a go statement, pass a closure that releases it, as to t.Cleanup). When the release
+// in a go statement, pass a closure that releases it, as to t.Cleanup, or the release as a
+// method value, as s.Defer("address/x", l.Release) or t.Cleanup(f.Close)). When the release
 // takes the acquired value as an argument (ip from HoldAddress, ReleaseAddress(ip)), that
 // value is the resource for these rules, a string as much as a pointer. A value returned
 // together with an error that is non-nil on that path (the true edge of err != nil,

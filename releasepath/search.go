@@ -472,6 +472,32 @@ func (w *walker) mentions(n ast.Node, st *state) bool {
 	return found
 }
 
+// releaseMethodValue reports whether e is a method value of the release on the acquired
+// value (l.Release, f.Close), a closure that releases it when called.
+func (w *walker) releaseMethodValue(e ast.Expr, st *state) bool {
+	info := w.p.pass.TypesInfo
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	s, ok := info.Selections[sel]
+	if !ok || s.Kind() != types.MethodVal {
+		return false
+	}
+	fn, ok := s.Obj().(*types.Func)
+	if !ok {
+		return false
+	}
+	o := rootObj(info, sel.X)
+	if o == nil || !(w.a.values[o] || st.aliases[o]) {
+		return false
+	}
+	if w.a.pair != nil {
+		return slices.Contains(w.a.pair.releases, funcName(fn))
+	}
+	return slices.Contains(w.a.verb.releases, fn.Name()) || isReleaseVerbName(fn.Name(), w.a.verb.relVerbs)
+}
+
 // litReleases returns the release calls inside lit, or nil.
 func (w *walker) litReleases(lit *ast.FuncLit) []*ast.CallExpr {
 	var out []*ast.CallExpr
@@ -679,6 +705,16 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 					verdict = handedOn // t.Cleanup(func() { f.Close() })
 					return false
 				}
+				if w.releaseMethodValue(arg, st) {
+					verdict = handedOn // s.Defer("address/x", l.Release), t.Cleanup(f.Close)
+					return false
+				}
+				if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
+					if o := info.Uses[id]; o != nil && st.clos[o] {
+						verdict = handedOn // t.Cleanup(cleanup)
+						return false
+					}
+				}
 			}
 			if neverReturns(info, x) {
 				verdict = stopped
@@ -724,6 +760,13 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 				continue
 			}
 			return handedOn // a cleanup stored for later
+		}
+		if w.releaseMethodValue(r, st) {
+			if o != nil && isLocal(o, w.body) {
+				st.clos[o] = true // cleanup := l.Release
+				continue
+			}
+			return handedOn // h.cleanup = l.Release
 		}
 		if w.holds(r, st) {
 			if o != nil && isLocal(o, w.body) {
