@@ -62,5 +62,7 @@
 //
 // A comment silences a finding: //releasepath:ok <reason> on the return or the acquisition
 // (the reason is required), //releasepath:handoff in the doc comment of a function that
-// returns holding the resource on purpose, or //nolint:releasepath.
+// returns holding the resource on purpose, or //nolint:releasepath. A directive counts only
+// as the exact word, followed by a space or the end of the comment: //releasepath:okay
+// silences nothing.
 package releasepath

@@ -8,19 +8,12 @@ import (
 	"github.com/safereconcile/safereconcile/releasepath"
 )
 
-// TestHostile checks the shapes of the hostile review that releasepath gets right:
-// correct controller code it must not report and leaks it must.
+// TestHostile checks the shapes of the hostile review: correct controller code releasepath
+// must not report and leaks it must. The hostilefail* packages are the shapes it got wrong
+// until the hostile review's fixes.
 func TestHostile(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefp", "hostilemiss", "hostilehandle", "hostilesuppress", "hostilelease", "hostiletests",
-		"hostilefailstrhandoff", "hostilefailvalueerr", "hostilefailswitcherr", "hostilefailselect", "hostilefaillease")
-}
-
-// The shapes below are what releasepath gets wrong today; each package states the correct
-// behaviour in its "// want" comments, and its test is skipped until the analyzer is fixed.
-
-func TestHostileOkayLookalike(t *testing.T) {
-	t.Skip("hostile: fails today: //releasepath:okay, a different word, silences a finding as if it were //releasepath:ok")
-	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefailokay")
+		"hostilefailstrhandoff", "hostilefailvalueerr", "hostilefailswitcherr", "hostilefailselect", "hostilefaillease", "hostilefailokay")
 }
 
 // TestHostileTestsFlag checks that Config.Tests brings _test.go files in, which the default
