@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
@@ -25,13 +26,20 @@ type acquisition struct {
 	recvKey   string    // identity of the receiver, "" for a function
 	recvRoot  types.Object
 	errObj    types.Object            // the variable the acquisition's error went into
-	values    map[types.Object]bool   // the acquired values (not basic-typed)
+	values    map[types.Object]bool   // the acquired values (not basic-typed, unless a release takes them)
+	basic     map[types.Object]bool   // the basic-typed results (ip from HoldAddress), see takeBasicValues
 	guards    map[types.Object]bool   // values whose nil or false edge means nothing was acquired
 	argRoots  map[types.Object]bool   // root objects of the arguments, contexts left out
 	releases  []*releaseCall          // matching releases seen in the function
 	funcLit   *ast.FuncLit            // the function literal the acquisition is in, if any
 	stmtStack []ast.Node              // ancestors of the call
 	byObj     map[types.Object]string // names for messages
+
+	// valueErrOnly is set when the function never releases the acquisition but the release
+	// exists (relText): only a return of the acquired value with a provably non-nil error is
+	// then a leak, since by Go's convention the caller drops a value returned with an error.
+	valueErrOnly bool
+	relText      string
 }
 
 // A releaseCall is a call that ends an acquisition.
@@ -209,6 +217,7 @@ func receiver(info *types.Info, call *ast.CallExpr) ast.Expr {
 // result stored in a field, returned at once, deferred or started in a goroutine).
 func (a *acquisition) bind(info *types.Info, stack []ast.Node, body *ast.BlockStmt) bool {
 	a.values = map[types.Object]bool{}
+	a.basic = map[types.Object]bool{}
 	a.guards = map[types.Object]bool{}
 	a.argRoots = map[types.Object]bool{}
 	a.stmtStack = stack
@@ -317,5 +326,67 @@ func (a *acquisition) addResult(info *types.Info, id *ast.Ident) {
 	a.guards[v] = true
 	if !isBasic(v.Type()) {
 		a.values[v] = true
+	} else {
+		a.basic[v] = true
 	}
+}
+
+// takeBasicValues makes a basic-typed result an acquired value when a release takes it as
+// an argument (ip, _ := m.HoldAddress(name) … m.ReleaseAddress(ip)): the string is then the
+// handle of the resource, and returning it, storing it or handing it to a goroutine hands the
+// resource on. A basic result no release takes (a count, a port number) stays a plain value.
+func (a *acquisition) takeBasicValues(info *types.Info) {
+	for _, r := range a.releases {
+		for _, arg := range r.call.Args {
+			if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
+				if o := info.Uses[id]; o != nil && a.basic[o] {
+					a.values[o] = true
+				}
+			}
+		}
+	}
+}
+
+// releaseMethod finds, for a scoped verb acquisition the function never releases, the
+// release method that exists for it: the swapped name on the acquisition's receiver
+// (m.HoldAddress → m.ReleaseAddress) or a release verb on an acquired value (a.Release). It
+// returns the text for the message, and makes the basic-typed results the release method
+// takes (ip for ReleaseAddress(name string)) acquired values.
+func (a *acquisition) releaseMethod(info *types.Info) (string, bool) {
+	if a.source != "verb" || a.kind != scoped {
+		return "", false
+	}
+	lookup := func(t types.Type, names []string) *types.Func {
+		for _, n := range names {
+			obj, _, _ := types.LookupFieldOrMethod(t, true, a.fn.Pkg(), n)
+			if f, ok := obj.(*types.Func); ok {
+				return f
+			}
+		}
+		return nil
+	}
+	if r := receiver(info, a.call); r != nil {
+		if t := info.TypeOf(r); t != nil {
+			if f := lookup(t, a.verb.releases); f != nil {
+				params := f.Type().(*types.Signature).Params()
+				for o := range a.basic {
+					for i := 0; i < params.Len(); i++ {
+						if types.Identical(params.At(i).Type(), o.Type()) {
+							a.values[o] = true
+						}
+					}
+				}
+				return types.ExprString(r) + "." + f.Name(), true
+			}
+		}
+	}
+	for o := range a.values {
+		if o == a.recvRoot {
+			continue
+		}
+		if f := lookup(o.Type(), append(slices.Clone(a.verb.relVerbs), a.verb.releases...)); f != nil {
+			return o.Name() + "." + f.Name(), true
+		}
+	}
+	return "", false
 }

@@ -43,8 +43,13 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 			continue
 		}
 		a.releases = p.findReleases(a, all)
+		a.takeBasicValues(info)
 		if len(a.releases) == 0 && a.pair == nil {
-			continue // a verb without evidence: no release of it anywhere in the function
+			text, ok := a.releaseMethod(info)
+			if !ok {
+				continue // a verb without evidence: no release of it anywhere in the function
+			}
+			a.valueErrOnly, a.relText = true, text
 		}
 		if a.kind == rollback && !p.undoneOnErrorPath(a) {
 			continue // a create the function keeps on purpose

@@ -34,16 +34,26 @@
 //	-pairs=example.com/cloud.Client.Reserve=example.com/cloud.Client.Release
 //
 // These paths are not leaks: the acquisition's own failure branch (err != nil, errors.Is,
-// IsNotFound, checked at once or later, while err still holds the acquisition's error); the
-// nil or false edge of a guard on the handle (if addrMgr != nil, if owned, if mu.TryLock());
-// calls that never return (panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal); returns after a
-// deferred release, including a deferred closure that releases while an ok flag is false
-// or, for a named err result, while err is non-nil; returns that hand the resource on (return it or a closure
-// that releases it with a nil error, store it in a field, map, slice or channel, capture it
-// in a go statement, pass a closure that releases it, as to t.Cleanup). A value returned
-// together with a non-nil error is not handed on. A call of a function of the same package
-// that releases its argument or receiver counts as the release. Function literals are
-// checked as functions of their own, and _test.go files only with -tests.
+// IsNotFound, err == errNotFound, the non-nil cases of switch err { case nil: … }, checked
+// at once or later, while err still holds the acquisition's error); the nil or false edge
+// of a guard on the handle (if addrMgr != nil, if owned, if mu.TryLock()); calls that never
+// return (panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal); the end of a function no path
+// falls off (after a select whose every case returns, or for { select {…} } without a
+// break); returns after a deferred release, including a deferred closure that releases
+// while an ok flag is false or, for a named err result, while err is non-nil; returns that
+// hand the resource on (return it or a closure that releases it with a nil error, store it
+// in a field, map, slice or channel, capture it in a go statement, pass a closure that
+// releases it, as to t.Cleanup, or the release as a method value, as s.Defer("address/x",
+// l.Release) or t.Cleanup(f.Close)). When the release takes the acquired value as an
+// argument (ip from HoldAddress, ReleaseAddress(ip)), that value is the resource for these
+// rules, a string as much as a pointer. A value returned together with an error that is
+// non-nil on that path (the true edge of err != nil, errors.New, fmt.Errorf) is not handed
+// on, since by Go's convention the caller drops it; this return is reported even in a
+// function that never calls the release, when the receiver or the value has the release
+// method (m.ReleaseAddress, a.Release). With an error that may be nil, the value is handed
+// on. A call of a function of the same package that releases its argument or receiver
+// counts as the release. Function literals are checked as functions of their own, and
+// _test.go files only with -tests.
 //
 // When it is clearly safe, the diagnostic carries a suggested fix, the shape of the #97740
 // fix: defer the release right after the acquisition's error check and delete the call on
@@ -52,5 +62,7 @@
 //
 // A comment silences a finding: //releasepath:ok <reason> on the return or the acquisition
 // (the reason is required), //releasepath:handoff in the doc comment of a function that
-// returns holding the resource on purpose, or //nolint:releasepath.
+// returns holding the resource on purpose, or //nolint:releasepath. A directive counts only
+// as the exact word, followed by a space or the end of the comment: //releasepath:okay
+// silences nothing.
 package releasepath

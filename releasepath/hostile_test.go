@@ -8,43 +8,12 @@ import (
 	"github.com/safereconcile/safereconcile/releasepath"
 )
 
-// TestHostile checks the shapes of the hostile review that releasepath gets right:
-// correct controller code it must not report and leaks it must.
+// TestHostile checks the shapes of the hostile review: correct controller code releasepath
+// must not report and leaks it must. The hostilefail* packages are the shapes it got wrong
+// until the hostile review's fixes.
 func TestHostile(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefp", "hostilemiss", "hostilehandle", "hostilesuppress", "hostilelease", "hostiletests")
-}
-
-// The shapes below are what releasepath gets wrong today; each package states the correct
-// behaviour in its "// want" comments, and its test is skipped until the analyzer is fixed.
-
-func TestHostileStringHandoff(t *testing.T) {
-	t.Skip("hostile: fails today: a held string (ip from HoldAddress, released by ReleaseAddress(ip)) returned, stored in a field, map or channel, or captured by a go statement is still reported as a leak")
-	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefailstrhandoff")
-}
-
-func TestHostileSwitchErr(t *testing.T) {
-	t.Skip("hostile: fails today: the failure cases of switch err { case nil: case errNotFound: ... default: } are reported as leaks")
-	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefailswitcherr")
-}
-
-func TestHostileSelect(t *testing.T) {
-	t.Skip("hostile: fails today: after a select, or a for loop around one, whose every path returns, the unreachable end of the function is reported")
-	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefailselect")
-}
-
-func TestHostileValueWithError(t *testing.T) {
-	t.Skip("hostile: fails today: return ip, err or return a, err with a non-nil err is taken as a hand-off, though the docs say it is not")
-	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefailvalueerr")
-}
-
-func TestHostileOkayLookalike(t *testing.T) {
-	t.Skip("hostile: fails today: //releasepath:okay, a different word, silences a finding as if it were //releasepath:ok")
-	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefailokay")
-}
-
-func TestHostileLeaseMethodValue(t *testing.T) {
-	t.Skip("hostile: fails today: s.Defer(name, l.Release), handing a lease to a scope as a method value, is reported as a leak")
-	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefaillease")
+	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer, "hostilefp", "hostilemiss", "hostilehandle", "hostilesuppress", "hostilelease", "hostiletests",
+		"hostilefailstrhandoff", "hostilefailvalueerr", "hostilefailswitcherr", "hostilefailselect", "hostilefaillease", "hostilefailokay")
 }
 
 // TestHostileTestsFlag checks that Config.Tests brings _test.go files in, which the default

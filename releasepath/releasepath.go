@@ -93,7 +93,8 @@ func newAnalyzer(c *config) *analysis.Analyzer {
 }
 
 // extractDoc returns the text of the "# Analyzer releasepath" section of the package
-// comment in src, the way the x/tools passes keep one source for both.
+// comment in src without its "releasepath:" prefix, the way the x/tools passes keep one
+// source for both.
 func extractDoc(src string) string {
 	f, err := parser.ParseFile(token.NewFileSet(), "doc.go", src, parser.ParseComments|parser.PackageClauseOnly)
 	if err != nil || f.Doc == nil {
@@ -105,7 +106,10 @@ func extractDoc(src string) string {
 	if i < 0 {
 		panic("releasepath: doc.go has no " + strings.TrimSpace(heading) + " section")
 	}
-	return strings.TrimSpace(text[i+len(heading):])
+	// The section opens with "releasepath: summary"; the drivers print the name themselves
+	// ("releasepath: summary" in the usage text), so the prefix is dropped as x/tools does.
+	body := strings.TrimSpace(text[i+len(heading):])
+	return strings.TrimSpace(strings.TrimPrefix(body, "releasepath:"))
 }
 
 // run checks each function of the package that contains a candidate acquisition.

@@ -98,6 +98,7 @@ type walker struct {
 	noReturn map[ast.Stmt]bool
 	reported map[token.Pos]bool
 	leaks    []leak
+	caseTag  map[ast.Expr]ast.Expr // a case value of a switch with a tag → the tag
 }
 
 // A leak is a return the acquisition can reach unreleased.
@@ -116,6 +117,17 @@ func (w *walker) run() {
 		w.rels[r.call] = true
 	}
 	w.seen = map[*cfg.Block]map[string]bool{}
+	w.caseTag = map[ast.Expr]ast.Expr{}
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		if sw, ok := n.(*ast.SwitchStmt); ok && sw.Tag != nil {
+			for _, c := range sw.Body.List {
+				for _, e := range c.(*ast.CaseClause).List {
+					w.caseTag[e] = sw.Tag
+				}
+			}
+		}
+		return true
+	})
 	w.noReturn = map[ast.Stmt]bool{}
 	for _, b := range w.g.Blocks {
 		if b.Kind == cfg.KindUnreachable && b.Stmt != nil {
@@ -241,6 +253,11 @@ func (w *walker) block(b *cfg.Block, from int, st state) {
 		if !b.Live {
 			return // the end of a function that never gets there (for {} without a break)
 		}
+		if b.Kind == cfg.KindSelectAfterCase {
+			// The dangling edge after the last case of a select without default: "no case
+			// was chosen", which cannot happen (the select waits), so not a function end.
+			return
+		}
 		if len(b.Nodes) > 0 {
 			if s, ok := b.Nodes[len(b.Nodes)-1].(ast.Stmt); ok && w.noReturn[s] {
 				return
@@ -249,6 +266,10 @@ func (w *walker) block(b *cfg.Block, from int, st state) {
 		w.atReturn(nil, st)
 	case 2:
 		if cond, ok := lastExpr(b); ok {
+			if tag, ok := w.caseTag[cond]; ok {
+				// switch err { case nil: … case errNotFound: … }: the edge of tag == value.
+				cond = &ast.BinaryExpr{X: tag, Op: token.EQL, Y: cond, OpPos: cond.Pos()}
+			}
 			for j, succ := range b.Succs {
 				s2 := st.clone()
 				if w.prune(cond, j == 0, &s2) {
@@ -314,6 +335,15 @@ func (w *walker) prune(cond ast.Expr, edge bool, st *state) bool {
 		if isNilIdent(info, x) {
 			x = c.Y
 		} else if !isNilIdent(info, c.Y) {
+			// err == errNotFound (or a case errNotFound of switch err): on the true edge
+			// the acquisition's error equals a sentinel, so it failed.
+			if id, ok := ast.Unparen(c.X).(*ast.Ident); ok && (c.Op == token.EQL) == edge {
+				if o := info.ObjectOf(id); o != nil && o == w.a.errObj && st.errLive {
+					if t := info.TypeOf(c.Y); t != nil && isError(t) {
+						return true
+					}
+				}
+			}
 			return false
 		}
 		isNonNil := (c.Op == token.NEQ) == edge // on this edge, x != nil
@@ -440,6 +470,32 @@ func (w *walker) mentions(n ast.Node, st *state) bool {
 		return !found
 	})
 	return found
+}
+
+// releaseMethodValue reports whether e is a method value of the release on the acquired
+// value (l.Release, f.Close), a closure that releases it when called.
+func (w *walker) releaseMethodValue(e ast.Expr, st *state) bool {
+	info := w.p.pass.TypesInfo
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	s, ok := info.Selections[sel]
+	if !ok || s.Kind() != types.MethodVal {
+		return false
+	}
+	fn, ok := s.Obj().(*types.Func)
+	if !ok {
+		return false
+	}
+	o := rootObj(info, sel.X)
+	if o == nil || !(w.a.values[o] || st.aliases[o]) {
+		return false
+	}
+	if w.a.pair != nil {
+		return slices.Contains(w.a.pair.releases, funcName(fn))
+	}
+	return slices.Contains(w.a.verb.releases, fn.Name()) || isReleaseVerbName(fn.Name(), w.a.verb.relVerbs)
 }
 
 // litReleases returns the release calls inside lit, or nil.
@@ -649,6 +705,16 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 					verdict = handedOn // t.Cleanup(func() { f.Close() })
 					return false
 				}
+				if w.releaseMethodValue(arg, st) {
+					verdict = handedOn // s.Defer("address/x", l.Release), t.Cleanup(f.Close)
+					return false
+				}
+				if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
+					if o := info.Uses[id]; o != nil && st.clos[o] {
+						verdict = handedOn // t.Cleanup(cleanup)
+						return false
+					}
+				}
 			}
 			if neverReturns(info, x) {
 				verdict = stopped
@@ -694,6 +760,13 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 				continue
 			}
 			return handedOn // a cleanup stored for later
+		}
+		if w.releaseMethodValue(r, st) {
+			if o != nil && isLocal(o, w.body) {
+				st.clos[o] = true // cleanup := l.Release
+				continue
+			}
+			return handedOn // h.cleanup = l.Release
 		}
 		if w.holds(r, st) {
 			if o != nil && isLocal(o, w.body) {
@@ -775,10 +848,45 @@ func (w *walker) errorCarrying(ret *ast.ReturnStmt, st *state) bool {
 	return true
 }
 
+// valueWithError reports whether ret returns the acquired value together with an error that
+// is non-nil on this path: the error is known non-nil here (the true edge of err != nil), or
+// is made by errors.New or fmt.Errorf.
+func (w *walker) valueWithError(ret *ast.ReturnStmt, st *state) bool {
+	res := w.sig.Results()
+	if ret == nil || len(ret.Results) < 2 || len(ret.Results) != res.Len() || !isError(res.At(res.Len()-1).Type()) {
+		return false
+	}
+	info := w.p.pass.TypesInfo
+	nonNil := false
+	switch e := ast.Unparen(ret.Results[len(ret.Results)-1]).(type) {
+	case *ast.Ident:
+		nonNil = slices.Contains(st.errSet, info.ObjectOf(e))
+	case *ast.CallExpr:
+		if fn, ok := typeInfoCallee(info, e); ok {
+			n := funcName(fn)
+			nonNil = n == "errors.New" || n == "fmt.Errorf"
+		}
+	}
+	if !nonNil {
+		return false
+	}
+	for _, r := range ret.Results[:len(ret.Results)-1] {
+		if w.holds(r, st) {
+			return true
+		}
+	}
+	return false
+}
+
 // atReturn decides whether the path ending at ret (nil: the end of the body) leaks.
 func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
+	if w.a.valueErrOnly && !w.valueWithError(ret, &st) {
+		return
+	}
 	errRet := w.errorCarrying(ret, &st)
-	if ret != nil && !errRet {
+	// A value returned with an error that may be nil is handed on (the caller gets it when
+	// the error is nil); with an error that is non-nil here, it is not.
+	if ret != nil && (!errRet || !w.valueWithError(ret, &st)) {
 		for _, r := range ret.Results {
 			if w.holds(r, &st) {
 				return // handed on to the caller
@@ -832,6 +940,9 @@ func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 
 // releaseText names the release a leak skips, for the message.
 func (w *walker) releaseText() (string, *releaseCall) {
+	if w.a.relText != "" {
+		return w.a.relText, nil
+	}
 	if len(w.a.releases) > 0 {
 		return w.a.releases[0].text, w.a.releases[0]
 	}

@@ -8,7 +8,7 @@ import (
 
 // suppressedAt reports whether a comment on the line of pos, or on the line above it,
 // silences releasepath there: //releasepath:ok <reason> or //nolint:releasepath. A
-// //releasepath:ok without a reason does not count.
+// //releasepath:ok without a reason does not count, nor a longer word (//releasepath:okay).
 func (p *pkgChecker) suppressedAt(pos token.Pos) bool {
 	tf := p.pass.Fset.File(pos)
 	if tf == nil {
@@ -30,13 +30,31 @@ func (p *pkgChecker) silences(text string) bool {
 	if isNolint(text) {
 		return true
 	}
-	body := strings.TrimSpace(strings.TrimPrefix(text, "//"))
-	i := strings.Index(body, "releasepath:ok")
-	if i < 0 {
-		return false
-	}
+	rest, ok := directiveRest(text, "releasepath:ok")
 	// Without a reason the directive does not count: the finding stays, and says why.
-	return strings.TrimSpace(body[i+len("releasepath:ok"):]) != ""
+	return ok && strings.TrimSpace(rest) != ""
+}
+
+// directiveRest finds the exact directive in a comment, followed by a space or the end of
+// the comment (//releasepath:okay is another word), and returns what follows it.
+func directiveRest(text, directive string) (string, bool) {
+	body := strings.TrimSpace(strings.TrimPrefix(text, "//"))
+	for off := 0; ; {
+		i := strings.Index(body[off:], directive)
+		if i < 0 {
+			return "", false
+		}
+		i += off
+		rest := body[i+len(directive):]
+		off = i + len(directive)
+		if i > 0 && body[i-1] != ' ' && body[i-1] != '\t' && body[i-1] != '/' {
+			continue
+		}
+		if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+			continue
+		}
+		return rest, true
+	}
 }
 
 // isNolint reports whether a comment is a //nolint directive that covers releasepath.
@@ -71,7 +89,7 @@ func (p *pkgChecker) funcSuppressed(fn ast.Node, doc *ast.CommentGroup) bool {
 		line := tf.Line(lit.Pos())
 		for _, l := range []int{line, line - 1} {
 			for _, c := range p.comments[tf][l] {
-				if strings.Contains(c, "releasepath:handoff") || isNolint(c) {
+				if hasDirective(c, "releasepath:handoff") || isNolint(c) {
 					return true
 				}
 			}
@@ -83,9 +101,14 @@ func (p *pkgChecker) funcSuppressed(fn ast.Node, doc *ast.CommentGroup) bool {
 	_, isLit := fn.(*ast.FuncLit)
 	for _, c := range doc.List {
 		// The enclosing function's //nolint covers its literals; its handoff does not.
-		if (!isLit && strings.Contains(c.Text, "releasepath:handoff")) || isNolint(c.Text) {
+		if (!isLit && hasDirective(c.Text, "releasepath:handoff")) || isNolint(c.Text) {
 			return true
 		}
 	}
 	return false
+}
+
+func hasDirective(text, directive string) bool {
+	_, ok := directiveRest(text, directive)
+	return ok
 }

@@ -30,6 +30,7 @@
 package golangci
 
 import (
+	"fmt"
 	"github.com/golangci/plugin-module-register/register"
 	"golang.org/x/tools/go/analysis"
 
@@ -53,7 +54,7 @@ type Plugin struct{ a *analysis.Analyzer }
 func New(settings any) (register.LinterPlugin, error) {
 	s, err := register.DecodeSettings[Settings](settings)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("releasepath: %w", err) // DecodeSettings says "decoding settings: …" itself
 	}
 	a, err := releasepath.New(releasepath.Config{Pairs: s.Pairs, Tests: s.Tests})
 	if err != nil {

@@ -46,7 +46,6 @@ func TestHostileSettings(t *testing.T) {
 // TestHostileSettingsPrefix wants a settings decoding error to carry the package prefix, as
 // every other error of the module does.
 func TestHostileSettingsPrefix(t *testing.T) {
-	t.Skip("hostile: fails today: a settings decoding error reads \"decoding settings: json: ...\" without the releasepath prefix")
 	for _, give := range []any{
 		map[string]any{"pair": []any{"a.B=a.C"}},
 		map[string]any{"pairs": 3},

@@ -31,3 +31,20 @@ func switchErrFailure(l *locker) error {
 	l.Release()
 	return nil
 }
+
+// switchErrSuccessLeak returns on the success case without the release: that one leaks.
+func switchErrSuccessLeak(l *locker) error {
+	err := l.Acquire()
+	switch err {
+	case errNotFound:
+		return nil
+	case nil:
+		if err := step(); err != nil {
+			return err // want `return may skip l.Release \(Acquire at line 37\)`
+		}
+	default:
+		return err
+	}
+	l.Release()
+	return nil
+}

@@ -36,3 +36,45 @@ func withError(c *Client) (*Addr, error) {
 	}
 	return a, nil
 }
+
+// maybeNil returns the address with an error that is nil on success: the caller gets it then.
+func maybeNil(m *addrMgr) (string, error) {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return "", err
+	}
+	err = step()
+	return ip, err
+}
+
+// maybeNilReleased releases on one failure and returns the address with an error that may be
+// nil on the other path.
+func maybeNilReleased(m *addrMgr, fail bool) (string, error) {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return "", err
+	}
+	if fail {
+		m.ReleaseAddress(ip)
+		return "", step()
+	}
+	err = step()
+	return ip, err
+}
+
+// releasedValueWithError releases on one failure and returns the address with a failing
+// error on another.
+func releasedValueWithError(m *addrMgr, fail bool) (string, error) {
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return "", err
+	}
+	if fail {
+		m.ReleaseAddress(ip)
+		return "", step()
+	}
+	if err := step(); err != nil {
+		return ip, err // want `return may skip m.ReleaseAddress \(HoldAddress at line 68\)`
+	}
+	return ip, nil
+}
