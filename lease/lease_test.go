@@ -365,12 +365,40 @@ func TestOrphanErrorKind(t *testing.T) {
 		{give: "disk/zones/us-central1-a/pd-1", want: "disk"},
 		{give: "address k8s-ilb-a1b2", want: ""},
 		{give: "/k8s-ilb-a1b2", want: ""},
+		{give: "address/", want: ""},
 		{give: "", want: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.give, func(t *testing.T) {
 			err := &lease.OrphanError{Name: tt.give, Err: errCloud}
 			assert.Equal(t, tt.want, err.Kind())
+		})
+	}
+}
+
+func TestSplitName(t *testing.T) {
+	tests := []struct {
+		give     string
+		wantKind string
+		wantID   string
+		wantOK   bool
+	}{
+		{give: "address/k8s-ilb-a1b2", wantKind: "address", wantID: "k8s-ilb-a1b2", wantOK: true},
+		{give: "disk/zones/us-central1-a/pd-1", wantKind: "disk", wantID: "zones/us-central1-a/pd-1", wantOK: true},
+		{give: "address", wantOK: false},
+		{give: "/k8s-ilb-a1b2", wantOK: false},
+		{give: "address/", wantOK: false},
+		{give: "/", wantOK: false},
+		{give: "", wantOK: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.give, func(t *testing.T) {
+			kind, id, ok := lease.SplitName(tt.give)
+			assert.Equal(t, tt.wantOK, ok)
+			assert.Equal(t, tt.wantKind, kind)
+			assert.Equal(t, tt.wantID, id)
+			// Kind is SplitName's reading, so the two never disagree.
+			assert.Equal(t, tt.wantKind, (&lease.OrphanError{Name: tt.give}).Kind())
 		})
 	}
 }

@@ -52,16 +52,30 @@ func (e *OrphanError) Error() string {
 // Unwrap returns the release function's error, so that [errors.Is] and [errors.As] reach it.
 func (e *OrphanError) Unwrap() error { return e.Err }
 
-// Kind returns the kind of resource the orphan is, from the lease-naming convention
-// "<kind>/<id>" (see [New]): the part of [OrphanError.Name] before its first "/", such as
-// "address" for "address/k8s-ilb-a1b2". It returns "" for a name without a "/" or with an
-// empty kind. A kind is low-cardinality, so it suits a metric label; the name is not.
+// Kind returns the kind of resource the orphan is: the kind [SplitName] reads from
+// [OrphanError.Name], such as "address" for "address/k8s-ilb-a1b2", or "" when the name does
+// not follow the convention. A kind is low-cardinality, so it suits a metric label; the name
+// is not.
 func (e *OrphanError) Kind() string {
-	kind, _, ok := strings.Cut(e.Name, "/")
+	kind, _, ok := SplitName(e.Name)
 	if !ok {
 		return ""
 	}
 	return kind
+}
+
+// SplitName splits a lease name that follows the convention "<kind>/<id>" (see [New]) at its
+// first "/": "address/k8s-ilb-a1b2" gives "address" and "k8s-ilb-a1b2", and
+// "disk/zones/us-central1-a/pd-1" gives "disk" and "zones/us-central1-a/pd-1". ok is false,
+// and kind and id are empty, when the name has no "/" or its kind or id is empty
+// ("address", "/k8s-ilb-a1b2", "address/"). It is the one reading of a name that this module
+// uses.
+func SplitName(name string) (kind, id string, ok bool) {
+	kind, id, ok = strings.Cut(name, "/")
+	if !ok || kind == "" || id == "" {
+		return "", "", false
+	}
+	return kind, id, true
 }
 
 // errReleaseAborted is the reason recorded for a release function that panicked or called

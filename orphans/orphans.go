@@ -222,7 +222,7 @@ func (t *Tracker) retry(ctx context.Context, obj client.Object, recs []Record) (
 	}
 	logger := log.FromContext(ctx)
 	for _, r := range recs {
-		kindName, id, _ := kindID(r.Name)
+		kindName, id, _ := lease.SplitName(r.Name)
 		kind, ok := t.kinds[kindName]
 		if !ok || !kind.Owns(obj, id) {
 			// Not ours to release: a record of a kind this controller does not know, or a
@@ -353,7 +353,7 @@ func (t *Tracker) keepPending(uid types.UID, recs []Record) {
 func (t *Tracker) setRecorded(uid types.UID, recs []Record) {
 	byKind := make(map[string]int)
 	for _, r := range recs {
-		k, _, _ := kindID(r.Name)
+		k, _, _ := lease.SplitName(r.Name)
 		byKind[k]++
 	}
 	t.mu.Lock()

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/safereconcile/safereconcile/lease"
 )
 
 // KeyPrefix starts the key a tracker records orphans under; [Key] appends the controller name.
@@ -42,12 +44,6 @@ type Record struct {
 	Since time.Time `json:"since"`
 }
 
-// kindID splits a record's name into its kind and id; ok is false when either is empty.
-func kindID(name string) (kind, id string, ok bool) {
-	kind, id, ok = strings.Cut(name, "/")
-	return kind, id, ok && kind != "" && id != ""
-}
-
 // decodeRecords parses an annotation value. Anything that is not a JSON array of records with
 // "<kind>/<id>" names, each at most once, is an error: a record the tracker cannot read with
 // certainty is left for a person to repair, never rewritten or released.
@@ -66,7 +62,7 @@ func decodeRecords(key, value string) ([]Record, error) {
 	}
 	seen := make(map[string]bool, len(recs))
 	for _, r := range recs {
-		if _, _, ok := kindID(r.Name); !ok {
+		if _, _, ok := lease.SplitName(r.Name); !ok {
 			return nil, fmt.Errorf("orphans: annotation %s: record name %q is not \"<kind>/<id>\"", key, r.Name)
 		}
 		if seen[r.Name] {
