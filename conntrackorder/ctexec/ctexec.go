@@ -108,9 +108,11 @@ func (f *Flusher) Flush(ctx context.Context, plan conntrackorder.Plan) error {
 }
 
 // deletedNothing reports whether conntrack failed only because no entry matched: exit status 1
-// and, on a line of its own, its message that 0 entries were deleted,
+// and, as the only line of its output, its message that 0 entries were deleted,
 // "conntrack v1.4.7 (conntrack-tools): 0 flow entries have been deleted.". The count must be
 // 0 exactly: "10 flow entries have been deleted." with status 1 is a failure after deleting.
+// And the line must be alone: conntrack prints the same summary after an error of its own
+// ("Operation failed: Permission denied"), and then nothing says the entries are gone.
 // conntrack(8) prints the message on standard error; output holds standard output too, so a
 // wrapper that moved it still counts.
 func deletedNothing(err error, output []byte) bool {
@@ -118,12 +120,17 @@ func deletedNothing(err error, output []byte) bool {
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 		return false
 	}
+	summary := false
 	for _, line := range strings.Split(string(output), "\n") {
-		if isNothingDeleted(strings.TrimSpace(line)) {
-			return true
+		switch line = strings.TrimSpace(line); {
+		case line == "":
+		case !summary && isNothingDeleted(line):
+			summary = true
+		default:
+			return false
 		}
 	}
-	return false
+	return summary
 }
 
 // isNothingDeleted reports whether line is conntrack's summary of a delete that matched

@@ -174,7 +174,21 @@ func TestFlushExitStatus(t *testing.T) {
 			want:   "ctexec: conntrack -D -p udp --orig-dst 172.30.0.41 --dport 80: exit status 2: conntrack v1.4.7 (conntrack-tools): 0 flow entries have been deleted.",
 		},
 		{name: "deleted nothing, without the prefix", stderr: "0 flow entries have been deleted.\n", err: exitStatus(1)},
-		{name: "deleted nothing, after another line", stderr: "warning: something\n" + nothingDeleted, err: exitStatus(1)},
+		{
+			// conntrack prints the summary after its own error too; then nothing is known
+			// to be gone.
+			name:   "the message after an error line",
+			stderr: "conntrack v1.4.7 (conntrack-tools): Operation failed: Permission denied\n" + nothingDeleted,
+			err:    exitStatus(1),
+			want:   "ctexec: conntrack -D -p udp --orig-dst 172.30.0.41 --dport 80: exit status 1: conntrack v1.4.7 (conntrack-tools): Operation failed: Permission denied\nconntrack v1.4.7 (conntrack-tools): 0 flow entries have been deleted.",
+		},
+		{
+			name:   "the message twice",
+			stderr: nothingDeleted + nothingDeleted,
+			err:    exitStatus(1),
+			want:   "ctexec: conntrack -D -p udp --orig-dst 172.30.0.41 --dport 80: exit status 1: conntrack v1.4.7 (conntrack-tools): 0 flow entries have been deleted.\nconntrack v1.4.7 (conntrack-tools): 0 flow entries have been deleted.",
+		},
+		{name: "deleted nothing, with blank lines around", stderr: "\n" + nothingDeleted + "\n\n", err: exitStatus(1)},
 		{
 			// Status 1 after deleting 10 is a failure; "0 flow entries" is only a substring.
 			name:   "status 1 after deleting ten",

@@ -19,8 +19,10 @@
 //
 // conntrack exits with status 1 and prints the line "conntrack v1.4.7 (conntrack-tools): 0
 // flow entries have been deleted." when nothing matched: that is success, since the filter's
-// entries are gone either way. Only that line, with a count of exactly 0, makes status 1 a
-// success; any other failure, including a missing binary, is an error that names the filter.
+// entries are gone either way. Only that line, alone in its output and with a count of
+// exactly 0, makes status 1 a success. Beside another line, such as "Operation failed:
+// Permission denied", it is an error, as is any other failure, including a missing binary;
+// the error names the filter.
 //
 // # Cancellation
 //
