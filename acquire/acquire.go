@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/multierr"
 
@@ -36,8 +37,14 @@ type Scope struct {
 	callers  [2]uintptr
 	nCallers int
 
-	detachOnce sync.Once
-	detached   context.Context // context.WithoutCancel(ctx), made on first use
+	detached detachedCtx // ctx without its cancellation: releases and OnOrphan run under it
+
+	// firstRelease is the context of the scope's first release, kept here to save an
+	// allocation on the path every scope takes; later releases allocate their own, since a
+	// release may hand its context to a goroutine that outlives it. Taken once, by whichever
+	// release starts first (a late Defer can race the end).
+	firstRelease      releaseCtx
+	firstReleaseTaken atomic.Bool
 
 	mu         sync.Mutex
 	ended      bool
@@ -89,6 +96,10 @@ func newScope(fn string, ctx context.Context, opts []Option) *Scope {
 		panic("acquire: " + fn + " with a nil context")
 	}
 	s := &Scope{ctx: ctx, cfg: config{timeout: DefaultReleaseTimeout}, ledger: lease.LedgerFrom(ctx)}
+	s.detached.parent = ctx
+	if cancellerKey == nil {
+		s.detached.parent = context.WithoutCancel(ctx) // see cancellerKey
+	}
 	s.stack = s.first[:0]
 	for i, o := range opts {
 		if o == nil {
@@ -387,14 +398,10 @@ func (s *Scope) unwind(stack []entry, failed bool, errp *error) (panicVal any) {
 // cancellation, and a deadline of its own. A failure or a panic is returned as an orphan; the
 // panic value is returned too, for the caller to re-raise once every release has run.
 func (s *Scope) releaseOne(e *entry) (orphan *lease.OrphanError, panicVal any) {
-	// The two standard calls of the hand-written defer (the WithoutCancel shared by the scope):
-	// a context the release derives, as every cloud SDK call does, is then cancelled with this
-	// one by the context package itself, without a goroutine. Hand-made contexts that start
-	// the timer lazily save allocations only for a release that ignores its context; with an
-	// AfterFunc method, or by making these two calls on the first Done, they cost more than
-	// this for one that derives (see BenchmarkRelease).
-	ctx, cancel := context.WithTimeout(s.detachedCtx(), s.cfg.timeout)
-	defer cancel()
+	ctx := s.releaseContext()
+	// The release's context is done when the release returns, as after the cancel of a
+	// hand-written context.WithTimeout: work the release left behind stops with it.
+	defer ctx.end()
 	var err error
 	returned := false
 	func() {
@@ -442,13 +449,18 @@ func (s *Scope) orphaned(oe *lease.OrphanError) (panicVal any) {
 			panicVal = recover() // nil for runtime.Goexit, which goes on
 		}
 	}()
-	s.cfg.onOrphan(s.detachedCtx(), oe)
+	s.cfg.onOrphan(&s.detached, oe)
 	returned = true
 	return nil
 }
 
-// detachedCtx returns the scope's context without its cancellation, made once per scope.
-func (s *Scope) detachedCtx() context.Context {
-	s.detachOnce.Do(func() { s.detached = context.WithoutCancel(s.ctx) })
-	return s.detached
+// releaseContext returns the context for a release that starts now: the scope's values, none
+// of its cancellation, and a deadline of its own.
+func (s *Scope) releaseContext() *releaseCtx {
+	c := &s.firstRelease
+	if !s.firstReleaseTaken.CompareAndSwap(false, true) {
+		c = new(releaseCtx)
+	}
+	c.start(&s.detached, s.cfg.timeout)
+	return c
 }

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
@@ -113,75 +112,6 @@ func TestGoexitReleases(t *testing.T) {
 	_, reached := <-done
 	assert.False(t, reached, "Run does not return from runtime.Goexit")
 	assert.Empty(t, c.inventory(), "Goexit is a failure: everything is released")
-}
-
-func TestCancelledContextStillReleases(t *testing.T) {
-	type key struct{}
-	parent, cancel := context.WithCancelCause(context.WithValue(context.Background(), key{}, "trace-1"))
-	c := newCloud()
-	var seen struct {
-		err, cause error
-		value      any
-		deadline   time.Duration
-		hasDL      bool
-	}
-	start := time.Now()
-	err := acquire.Run(parent, func(ctx context.Context, s *acquire.Scope) error {
-		_, err := acquire.Temporary(s, "address", c.reserve("address"), func(ctx context.Context, v string) error {
-			seen.err, seen.cause, seen.value = ctx.Err(), context.Cause(ctx), ctx.Value(key{})
-			dl, ok := ctx.Deadline()
-			seen.deadline, seen.hasDL = dl.Sub(start), ok
-			return c.release(ctx, v)
-		})
-		require.NoError(t, err)
-		cancel(errors.New("reconcile timed out"))
-		_, err = acquire.Tentative(s, "firewall", c.reserve("firewall"), c.release)
-		return err
-	}, acquire.ReleaseTimeout(time.Minute))
-
-	require.ErrorIs(t, err, context.Canceled)
-	assert.Empty(t, c.inventory(), "a cancelled operation still releases what it acquired")
-	assert.NoError(t, seen.err, "the release context is not cancelled with the operation's")
-	assert.NoError(t, seen.cause, "nor does context.Cause see the operation's cancellation")
-	assert.Equal(t, "trace-1", seen.value, "the release context keeps the operation's values")
-	assert.True(t, seen.hasDL, "every release has a deadline")
-	assert.InDelta(t, time.Minute, seen.deadline, float64(10*time.Second))
-}
-
-func TestReleaseTimeoutBoundsRelease(t *testing.T) {
-	var orphans []*lease.OrphanError
-	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-		_, err := acquire.Temporary(s, "stuck",
-			func(context.Context) (int, error) { return 1, nil },
-			func(ctx context.Context, _ int) error {
-				<-ctx.Done() // a release that hangs until its deadline
-				return ctx.Err()
-			})
-		return err
-	}, acquire.ReleaseTimeout(time.Millisecond), acquire.OnOrphan(func(_ context.Context, oe *lease.OrphanError) {
-		orphans = append(orphans, oe)
-	}))
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.Len(t, orphans, 1)
-	assert.Equal(t, "stuck", orphans[0].Name)
-}
-
-func TestReleaseContextEndsWithRelease(t *testing.T) {
-	var leaked context.Context
-	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-		s.Defer("leak", func(ctx context.Context) error {
-			leaked = ctx
-			return nil
-		})
-		return nil
-	})
-	require.NoError(t, err)
-	assert.ErrorIs(t, leaked.Err(), context.Canceled, "work a release left running sees its context end")
-	select {
-	case <-leaked.Done():
-	default:
-		t.Error("Done is not closed after the release returned")
-	}
 }
 
 func TestFailedReleaseIsOrphan(t *testing.T) {

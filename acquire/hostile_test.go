@@ -299,97 +299,6 @@ func TestHostilePanickingOnOrphanWithEnd(t *testing.T) {
 	}
 }
 
-// The release context (issue 11): a release that derives context.WithTimeout(ctx, d), as a
-// cloud SDK does, starts no goroutine, and the derived context still ends with the release's
-// own deadline.
-func TestHostileDerivedReleaseContextStartsNoGoroutine(t *testing.T) {
-	for _, via := range []string{"Defer", "Temporary", "Tentative"} {
-		t.Run(via, func(t *testing.T) { hDerivedReleaseContext(t, via) })
-	}
-}
-
-func hDerivedReleaseContext(t *testing.T, via string) {
-	var before, during int
-	var stacks string
-	var derivedErr error
-	var deadlineOK bool
-	release := func(ctx context.Context) error {
-		before = runtime.NumGoroutine()
-		dctx, cancel := context.WithTimeout(ctx, time.Hour)
-		defer cancel()
-		c2, cancel2 := context.WithCancel(dctx)
-		defer cancel2()
-		stop := context.AfterFunc(c2, func() {})
-		defer stop()
-		during = runtime.NumGoroutine()
-		buf := make([]byte, 1<<20)
-		stacks = string(buf[:runtime.Stack(buf, true)])
-		d, ok := dctx.Deadline()
-		rd, rok := ctx.Deadline()
-		deadlineOK = ok && rok && !d.After(rd)
-		<-c2.Done() // the release's own deadline ends the derived context
-		derivedErr = c2.Err()
-		return nil
-	}
-	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-		get := func(context.Context) (string, error) { return "a", nil }
-		rel := func(ctx context.Context, _ string) error { return release(ctx) }
-		var err error
-		switch via {
-		case "Defer":
-			s.Defer("address/a", release)
-		case "Temporary":
-			_, err = acquire.Temporary(s, "address/a", get, rel)
-		case "Tentative":
-			_, err = acquire.Tentative(s, "address/a", get, rel)
-			if err == nil {
-				err = errors.New("fail so that the Tentative is released")
-			}
-		}
-		return err
-	}, acquire.ReleaseTimeout(20*time.Millisecond))
-	if via == "Tentative" {
-		require.Error(t, err)
-	} else {
-		require.NoError(t, err)
-	}
-	assert.LessOrEqual(t, during, before, "goroutines inside a release before and after it derived contexts")
-	assert.NotContains(t, stacks, "context.(*cancelCtx).propagateCancel", "the standard library watches the release context with a goroutine")
-	assert.True(t, deadlineOK, "the derived deadline is bounded by the release's")
-	assert.ErrorIs(t, derivedErr, context.DeadlineExceeded)
-}
-
-// Promise: "a cancelled or expired operation still releases what it acquired", with the
-// scope's values, each release with its own deadline "counted from the moment that release
-// starts".
-func TestHostileReleasesUnderCancelledParentWithPerReleaseDeadline(t *testing.T) {
-	type key struct{}
-	parent, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "trace-1"))
-	const d = 30 * time.Millisecond
-	var firstEnded, secondDeadline time.Time
-	var secondErr error
-	var secondVal any
-	err := acquire.Run(parent, func(ctx context.Context, s *acquire.Scope) error {
-		s.Defer("address/older", func(ctx context.Context) error {
-			secondErr = ctx.Err()
-			secondDeadline, _ = ctx.Deadline()
-			secondVal = ctx.Value(key{})
-			return nil
-		})
-		s.Defer("address/newer", func(ctx context.Context) error {
-			<-ctx.Done() // uses its whole budget
-			firstEnded = time.Now()
-			return nil
-		})
-		cancel()
-		return ctx.Err()
-	}, acquire.ReleaseTimeout(d))
-	require.ErrorIs(t, err, context.Canceled)
-	assert.NoError(t, secondErr)
-	assert.Equal(t, "trace-1", secondVal)
-	assert.True(t, secondDeadline.After(firstEnded), "second release's deadline %v is not after the first release ended %v", secondDeadline, firstEnded)
-}
-
 // Promise: releases run "one at a time, newest first", Temporary, Tentative and Defer on one
 // stack, and Tentative released on error.
 func TestHostileLIFOAcrossKindsOnError(t *testing.T) {
@@ -756,48 +665,6 @@ func TestHostileKeepTemporaryOnFailure(t *testing.T) {
 	assert.Equal(t, lease.Kept, l.State())
 }
 
-// ReleaseTimeout bounds each release "counted from the moment that release starts": a huge
-// bound must not overflow into a deadline in the past.
-func TestHostileHugeReleaseTimeout(t *testing.T) {
-	for _, d := range []time.Duration{1<<63 - 1, 1 << 62, 200 * 365 * 24 * time.Hour} {
-		var rerr error
-		var deadline time.Time
-		var ok bool
-		start := time.Now()
-		err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-			s.Defer("address/a", func(ctx context.Context) error {
-				rerr = ctx.Err()
-				deadline, ok = ctx.Deadline()
-				return nil
-			})
-			return nil
-		}, acquire.ReleaseTimeout(d))
-		require.NoError(t, err)
-		assert.NoError(t, rerr, "d=%v", d)
-		assert.True(t, ok)
-		assert.True(t, deadline.After(start), "d=%v gives deadline %v", d, deadline)
-	}
-}
-
-// OnOrphan's context "is not cancelled and carries the scope's values", also when the
-// operation's context was cancelled; errp may be nil and OnOrphan still hears.
-func TestHostileOnOrphanContextAndNilErrp(t *testing.T) {
-	type key struct{}
-	parent, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
-	cancel()
-	var got []any
-	var errs []error
-	s := acquire.New(parent, acquire.OnOrphan(func(ctx context.Context, e *lease.OrphanError) {
-		got = append(got, ctx.Value(key{}))
-		errs = append(errs, ctx.Err())
-	}))
-	s.Defer("address/a", func(context.Context) error { return errors.New("no") })
-	s.End(nil)
-	s.End(nil) // calls after the first do nothing
-	assert.Equal(t, []any{"v"}, got)
-	assert.Equal(t, []error{nil}, errs)
-}
-
 // Promise (End): a non-nil *errp is a failure: Tentatives are released and the orphans are
 // appended to the operation's own error, both reachable with errors.Is.
 func TestHostileEndAppendsOrphansToError(t *testing.T) {
@@ -1024,55 +891,6 @@ func TestHostilePanicNil(t *testing.T) {
 		assert.ErrorAs(t, p.(error), &pn, "useEnd=%v", useEnd)
 		assert.Equal(t, lease.Released, l.State(), "useEnd=%v", useEnd)
 	}
-}
-
-// The release context is a context.Context like any other: context.AfterFunc on it runs when
-// its deadline passes and can be stopped, Cause reports the deadline, a child's later deadline
-// is capped by it, and a child's cancel does not cancel it.
-func TestHostileReleaseContextBehavesLikeAContext(t *testing.T) {
-	var (
-		doneNil, errBefore, afterFuncFired, stoppedRan bool
-		stopResult                                     bool
-		childDeadlineOK, parentAfterChildCancel        bool
-		errAfter, cause                                error
-	)
-	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-		s.Defer("address/a", func(ctx context.Context) error {
-			doneNil = ctx.Done() == nil
-			errBefore = ctx.Err() != nil
-			fired := make(chan struct{})
-			context.AfterFunc(ctx, func() { close(fired) })
-			stop := context.AfterFunc(ctx, func() { stoppedRan = true })
-			stopResult = stop()
-
-			_, cancel := context.WithCancel(ctx)
-			cancel()
-			parentAfterChildCancel = ctx.Err() == nil
-
-			rd, _ := ctx.Deadline()
-			later, cancel2 := context.WithDeadline(ctx, rd.Add(time.Hour))
-			defer cancel2()
-			cd, _ := later.Deadline()
-			childDeadlineOK = !cd.After(rd)
-
-			<-fired // waits for the release's deadline
-			afterFuncFired = true
-			errAfter = ctx.Err()
-			cause = context.Cause(ctx)
-			return nil
-		})
-		return nil
-	}, acquire.ReleaseTimeout(20*time.Millisecond))
-	require.NoError(t, err)
-	assert.False(t, doneNil, "a release context with a deadline has a Done channel")
-	assert.False(t, errBefore)
-	assert.True(t, stopResult, "stop before the deadline reports that it stopped f")
-	assert.False(t, stoppedRan)
-	assert.True(t, parentAfterChildCancel)
-	assert.True(t, childDeadlineOK, "a child's later deadline is capped by the release's")
-	assert.True(t, afterFuncFired)
-	assert.ErrorIs(t, errAfter, context.DeadlineExceeded)
-	assert.ErrorIs(t, cause, context.DeadlineExceeded)
 }
 
 // Doc: a Scope ended twice does nothing the second time: no orphan is appended twice and no

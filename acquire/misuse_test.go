@@ -2,12 +2,10 @@ package acquire_test
 
 import (
 	"context"
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/safereconcile/safereconcile/acquire"
 )
@@ -45,49 +43,6 @@ func TestBadInputPanicsFirst(t *testing.T) {
 			called = false
 			assert.PanicsWithValue(t, tt.want, tt.give)
 			assert.False(t, called, "nothing was called")
-		})
-	}
-}
-
-// TestDerivedReleaseContextStartsNoGoroutine: contexts a release derives from its own, as SDK
-// calls do, start no goroutine, and end when the release's deadline passes: for a Defer, and
-// for a lease's release, which runs under its lease's mark.
-func TestDerivedReleaseContextStartsNoGoroutine(t *testing.T) {
-	const n = 50
-	for _, kind := range []string{"Defer", "Temporary"} {
-		t.Run(kind, func(t *testing.T) {
-			var before, during int
-			var derived []context.Context
-			release := func(ctx context.Context) error {
-				before = runtime.NumGoroutine()
-				for i := 0; i < n; i++ {
-					d, cancel := context.WithTimeout(ctx, time.Hour)
-					defer cancel()
-					derived = append(derived, d)
-				}
-				during = runtime.NumGoroutine()
-				for _, d := range derived {
-					<-d.Done() // the release's own deadline ends what it derived
-				}
-				return derived[n-1].Err()
-			}
-			err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-				if kind == "Defer" {
-					s.Defer("address/a1b2", release)
-					return nil
-				}
-				_, err := acquire.Temporary(s, "address/a1b2",
-					func(context.Context) (int, error) { return 1, nil },
-					func(ctx context.Context, _ int) error { return release(ctx) })
-				return err
-			}, acquire.ReleaseTimeout(20*time.Millisecond))
-			require.ErrorIs(t, err, context.DeadlineExceeded)
-			// One goroutine per derived context would add n; goroutines left by earlier tests may
-			// end meanwhile, so only that is checked.
-			assert.Less(t, during-before, n, "deriving %d contexts started a goroutine for each", n)
-			for _, d := range derived {
-				assert.ErrorIs(t, d.Err(), context.DeadlineExceeded)
-			}
 		})
 	}
 }

@@ -34,7 +34,7 @@ type Lease[T any] struct {
 	// first is the context of the first call of the release function, kept here to save an
 	// allocation on the path every lease takes. Written once, before that call; later calls
 	// allocate their own, since the release function may have left work that still reads it.
-	first releasingCtx
+	first afterFuncCtx
 }
 
 // New returns a [Held] lease on value, named name, that release gives back.
@@ -136,14 +136,11 @@ func (l *Lease[T]) Release(ctx context.Context) error {
 			l.finish(false, nil) // the release function panicked or called runtime.Goexit
 		}
 	}()
-	var rctx context.Context
-	if _, ok := ctx.(afterFuncer); !ok && seen == 0 {
-		l.first = releasingCtx{Context: ctx, lease: l}
-		rctx = &l.first
-	} else {
-		rctx = releasing(ctx, l)
+	c := &l.first
+	if seen > 0 {
+		c = new(afterFuncCtx)
 	}
-	err := l.release(rctx, l.value)
+	err := l.release(c.mark(ctx, l), l.value)
 	returned = true
 	return l.finish(true, err)
 }
@@ -178,12 +175,15 @@ func (c *afterFuncCtx) AfterFunc(f func()) func() bool {
 	return c.Context.(afterFuncer).AfterFunc(f)
 }
 
-// releasing returns ctx marked as the context of a call of l's release function.
-func releasing(ctx context.Context, l any) context.Context {
+// mark makes c the context of a call of lease's release function under ctx, and returns it
+// with the AfterFunc method only when ctx has one: claiming it for a ctx without would take
+// from the context package the ways it has of its own.
+func (c *afterFuncCtx) mark(ctx context.Context, lease any) context.Context {
+	c.releasingCtx = releasingCtx{Context: ctx, lease: lease}
 	if _, ok := ctx.(afterFuncer); ok {
-		return &afterFuncCtx{releasingCtx{Context: ctx, lease: l}}
+		return c
 	}
-	return &releasingCtx{Context: ctx, lease: l}
+	return &c.releasingCtx
 }
 
 // finish records the end of one call of the release function and returns what Release
