@@ -1,8 +1,14 @@
 package quota
 
+import "sync"
+
 // smallMap is the largest size hint that allocates nothing up front: Go's maps allocate room
 // for 8 entries at the first insertion, whatever the hint below that.
 const smallMap = 8
+
+// keptEntries is how many surviving entries NonZero keeps on the stack, so that it can make a
+// longer result at its final size without ranging over list a second time.
+const keptEntries = 16
 
 // NonZero returns a new map of the same type that holds the entries of list whose value is not
 // zero, as reported by the value's IsZero method. The type parameters are inferred from list,
@@ -17,40 +23,84 @@ const smallMap = 8
 // an IsZero with a pointer receiver that writes to its receiver (the way resource.Quantity's
 // String caches its result) cannot change list. It may be called more than once per entry and
 // must not depend on how often it runs. NonZero does not modify list, so it may run
-// concurrently with other readers of list, but not with writers.
+// concurrently with other readers of list, other calls of NonZero among them, but not with
+// writers.
 //
-// On corev1.ResourceList deltas NonZero makes one allocation more than Kubernetes'
-// RemoveZeros when at most 8 entries survive, and as many or fewer when more do.
+// On corev1.ResourceList deltas NonZero makes as many allocations as Kubernetes' RemoveZeros,
+// or fewer when more than 8 entries survive, in at most the same time.
 func NonZero[L ~map[K]V, K comparable, V any, P interface {
 	*V
 	IsZero() bool
 }](list L) L {
-	// The one copy IsZero is called on. The call goes through the type parameter, which
-	// escape analysis cannot see into, so v is on the heap: declared once, that is the one
-	// allocation per call RemoveZeros does not make; declared by the range loop, it would be
-	// one per entry once the go directive reaches 1.22.
-	var v V
+	// The copy IsZero is called on. The call goes through the type parameter, which escape
+	// analysis cannot see into, so the copy cannot live on the stack; a pooled one saves the
+	// allocation that a local would cost on every call.
+	v := getScratch[V]()
+	defer putScratch(v)
 
-	// When more than smallMap entries may survive, count them first, so that the result is
-	// made at its final size instead of growing while it is filled: measured on a 10-entry
-	// Pod delta, that saves the allocation that brings NonZero level with RemoveZeros.
-	n := len(list)
-	if n > smallMap {
-		n = 0
-		for _, v = range list {
-			if !P(&v).IsZero() {
-				n++
+	var k K
+	if len(list) <= smallMap {
+		// At most one group of the map: sizing it exactly saves nothing, so one pass fills it.
+		out := make(L, len(list))
+		for k, *v = range list {
+			if !P(v).IsZero() {
+				out[k] = *v
 			}
 		}
+		return out
 	}
 
-	// make, not a nil map, even for n == 0: the result is never nil and never list.
+	// Longer lists: keep the survivors on the stack while counting them, so that the result
+	// is made at its final size (growing it costs an allocation at each doubling) and filled
+	// from them, not from a second pass over every entry. Quota deltas with many entries are
+	// mostly zeros: one per storage class that a claim is not in.
+	var kept [keptEntries]struct {
+		k K
+		v V
+	}
+	n := 0
+	for k, *v = range list {
+		if !P(v).IsZero() {
+			if n < keptEntries {
+				kept[n].k, kept[n].v = k, *v
+			}
+			n++
+		}
+	}
 	out := make(L, n)
-	var k K
-	for k, v = range list {
-		if !P(&v).IsZero() {
-			out[k] = v
+	if n <= keptEntries {
+		for i := range kept[:n] {
+			out[kept[i].k] = kept[i].v
+		}
+		return out
+	}
+	for k, *v = range list {
+		if !P(v).IsZero() {
+			out[k] = *v
 		}
 	}
 	return out
+}
+
+// scratch holds the copies NonZero calls IsZero on, of whatever value types it is used with.
+// A process typically filters one type (resource.Quantity); a pooled copy of another type is
+// put back for its own callers.
+var scratch sync.Pool
+
+func getScratch[V any]() *V {
+	if x := scratch.Get(); x != nil {
+		if v, ok := x.(*V); ok {
+			return v
+		}
+		scratch.Put(x)
+	}
+	return new(V)
+}
+
+// putScratch pools v once it holds nothing: a pooled copy must not keep a value of the
+// caller's list alive.
+func putScratch[V any](v *V) {
+	var zero V
+	*v = zero
+	scratch.Put(v)
 }

@@ -3,6 +3,7 @@ package quota_test
 import (
 	"fmt"
 	"math/big"
+	"sync"
 	"testing"
 	"time"
 
@@ -141,6 +142,21 @@ func TestNonZero(t *testing.T) {
 			give: numbered(10, 10),
 			want: resourceList{},
 		},
+		{
+			name: "as many survivors as NonZero keeps aside",
+			give: numbered(40, 24),
+			want: numbered(16, 0),
+		},
+		{
+			name: "one survivor more than NonZero keeps aside",
+			give: numbered(40, 23),
+			want: numbered(17, 0),
+		},
+		{
+			name: "many entries, all survive",
+			give: numbered(100, 0),
+			want: numbered(100, 0),
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -222,7 +238,7 @@ func (m *memo) IsZero() bool {
 }
 
 func TestNonZeroCallsIsZeroOnCopies(t *testing.T) {
-	for _, n := range []int{2, 10} { // both sides of the point where NonZero counts first
+	for _, n := range []int{2, 10} { // both sides of the point where NonZero keeps survivors aside
 		t.Run(fmt.Sprintf("%d entries", n), func(t *testing.T) {
 			give := make(map[string]memo, n)
 			for i := 0; i < n; i++ {
@@ -301,3 +317,22 @@ func FuzzNonZero(f *testing.F) {
 
 // NonZero's benchmark is BenchmarkNonZero in examples/servicequota/admission: it measures
 // corev1.ResourceList deltas beside Kubernetes' RemoveZeros, which this module cannot import.
+
+// Calls with different value types, from many goroutines at once, each get their own copy to
+// call IsZero on (run with -race).
+func TestNonZeroConcurrentCallsOfDifferentTypes(t *testing.T) {
+	quantities := numbered(20, 5)
+	memos := map[string]memo{"a": {amount: 1}, "b": {}, "c": {amount: 3}}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				assert.Len(t, quota.NonZero(quantities), 15)
+				assert.Len(t, quota.NonZero(memos), 2)
+			}
+		}()
+	}
+	wg.Wait()
+}

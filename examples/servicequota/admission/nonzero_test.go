@@ -65,10 +65,9 @@ var sink corev1.ResourceList
 
 // BenchmarkNonZero compares quota.NonZero with Kubernetes' own RemoveZeros
 // (k8s.io/apiserver/pkg/quota/v1), which ranges over the list and copies the entries that are
-// not zero into corev1.ResourceList{}, on deltas of 3, 10 and 50 entries. Allocations: one
-// more for NonZero while at most 8 entries survive (the copy IsZero is called on escapes
-// through the type parameter), as many for up to about a dozen survivors, and fewer beyond,
-// where RemoveZeros grows its map and NonZero has made it at its final size.
+// not zero into corev1.ResourceList{}, on deltas of 3, 10 and 50 entries. Allocations: as
+// many for NonZero while at most 8 entries survive, and fewer beyond, where RemoveZeros grows
+// its map and NonZero has made it at its final size.
 func BenchmarkNonZero(b *testing.B) {
 	for _, d := range []struct {
 		name string
