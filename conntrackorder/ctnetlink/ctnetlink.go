@@ -32,6 +32,13 @@ type Flusher struct {
 	mu   sync.Mutex
 	dump *conn // reads the table; nil once closed
 	del  *conn // deletes entries while dump is read
+
+	// unfiltered is set once the kernel refused a dump's protocol filter, so that later
+	// dumps do not ask again; tests set it to exercise the path of a kernel that ignores it.
+	unfiltered bool
+	// judged counts the entries the latest Flush or Reconcile read, for tests to see what
+	// the kernel filtered.
+	judged int
 }
 
 var (
@@ -117,30 +124,48 @@ func (f *Flusher) clear(ctx context.Context, op string, plan conntrackorder.Plan
 		return err
 	}
 	families := idx.families(desired)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.judged = 0
 	if len(families) == 0 {
 		return nil // nothing can match
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.dump == nil {
 		// Never fall back to a fresh socket, as a closed netlink.Handle does: it would be in
 		// the calling thread's namespace, which may be another node's table in a test.
 		return ErrClosed
 	}
+	// When everything that can match is of one protocol (the UDP of a reconcile, most
+	// often), the kernel sends only that protocol's entries: on a node, TCP entries outnumber
+	// the UDP ones many times over.
+	proto := dumpProtocol(idx, desired)
 	for _, fam := range families {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("ctnetlink: %s %s table: %w", op, fam.name, err)
 		}
-		if err := f.pass(ctx, fam, idx, desired); err != nil {
+		var filter []byte
+		if proto != 0 && !f.unfiltered {
+			filter = protocolFilter(proto)
+		}
+		judged, err := f.pass(ctx, fam, filter, idx, desired)
+		if err != nil && filter != nil && judged == 0 && refusedFilter(err) {
+			// A kernel that knows the filter attribute but not what it asks: dump
+			// unfiltered, now and from now on, and judge every entry here.
+			f.unfiltered = true
+			judged, err = f.pass(ctx, fam, nil, idx, desired)
+		}
+		f.judged += judged
+		if err != nil {
 			return fmt.Errorf("ctnetlink: %s %s table: %w", op, fam.name, err)
 		}
 	}
 	return nil
 }
 
-// pass reads the table of one address family and deletes the entries that match idx or that
-// desired contradicts, while the dump is being read.
-func (f *Flusher) pass(ctx context.Context, fam family, idx *index, desired *conntrackorder.Desired) error {
+// pass reads the table of one address family, with the dump filter attributes filter (nil
+// for none), and deletes the entries that match idx or that desired contradicts, while the
+// dump is being read. It returns how many entries it read.
+func (f *Flusher) pass(ctx context.Context, fam family, filter []byte, idx *index, desired *conntrackorder.Desired) (judged int, err error) {
 	var (
 		stopped    bool
 		unreadable int
@@ -148,9 +173,9 @@ func (f *Flusher) pass(ctx context.Context, fam family, idx *index, desired *con
 		deleteErr  error
 		done       = ctx.Done()
 	)
-	seq, err := f.dump.send(nl.IPCTNL_MSG_CT_GET, unix.NLM_F_DUMP, fam.nl, nil)
+	seq, err := f.dump.send(nl.IPCTNL_MSG_CT_GET, unix.NLM_F_DUMP, fam.nl, filter)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	// One dump per family and one matcher for the plan and the desired state: each entry
 	// costs a few map lookups, so the pass costs entries + filters + services, not
@@ -170,6 +195,7 @@ func (f *Flusher) pass(ctx context.Context, fam family, idx *index, desired *con
 			return
 		default:
 		}
+		judged++
 		e, ok := parseEntry(msg)
 		if !ok {
 			unreadable++
@@ -196,7 +222,7 @@ func (f *Flusher) pass(ctx context.Context, fam family, idx *index, desired *con
 		}
 	})
 	if stopped {
-		return ctx.Err()
+		return judged, ctx.Err()
 	}
 	if failed > 0 {
 		err = multierr.Append(err, fmt.Errorf("delete %d entries: %w", failed, deleteErr))
@@ -206,7 +232,7 @@ func (f *Flusher) pass(ctx context.Context, fam family, idx *index, desired *con
 	}
 	// err includes netlink's ErrDumpInterrupted: the entries seen were handled, but some may
 	// have been missed, so the plan is not done and must stay pending.
-	return err
+	return judged, err
 }
 
 // delete deletes the entry a dump message describes. An entry that is gone already, expired

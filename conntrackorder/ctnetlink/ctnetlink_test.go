@@ -441,41 +441,51 @@ func TestReconcileOnARealKernel(t *testing.T) {
 		plan        conntrackorder.Plan
 		desired     *conntrackorder.Desired
 		wantDeleted []netnstest.Flow
+		// wantRead is the protocol of the entries the kernel sends when it filters the
+		// dump: "udp", "" when it sends every entry, "none" when nothing is dumped.
+		wantRead string
 	}{
 		{
 			name:        "desired state alone: the stale and the not serving",
 			desired:     kernelDesired(t, serving...),
 			wantDeleted: []netnstest.Flow{staleNode4, toSvc4b, staleNode6},
+			wantRead:    "udp",
 		},
 		{
 			name:        "plan and desired state in one pass",
 			plan:        conntrackorder.Plan{{Protocol: conntrackorder.UDP, OrigDst: dns4, DstPort: 53}},
 			desired:     kernelDesired(t, serving...),
 			wantDeleted: []netnstest.Flow{staleNode4, toSvc4b, staleNode6, dnsQuery4},
+			wantRead:    "udp",
 		},
 		{
 			name:        "every endpoint serving: only the flows that were not NATed",
 			desired:     kernelDesired(t, ap(ep4, 8080), ap(ep4b, 8080), ap(ep6, 8080)),
 			wantDeleted: []netnstest.Flow{staleNode4, staleNode6},
+			wantRead:    "udp",
 		},
 		{
 			name:        "endpoint port changed",
 			desired:     kernelDesired(t, ap(ep4, 9090), ap(ep6, 8080)),
 			wantDeleted: []netnstest.Flow{staleNode4, natNode4, toSvc4, toSvc4b, staleNode6},
+			wantRead:    "udp",
 		},
 		{
 			name:        "no serving endpoints: every udp flow of the service",
 			desired:     kernelDesired(t),
 			wantDeleted: []netnstest.Flow{staleNode4, natNode4, toSvc4, toSvc4b, staleNode6, toSvc6},
+			wantRead:    "udp",
 		},
 		{
 			name:        "nil desired state is Flush",
 			plan:        conntrackorder.Plan{{Protocol: conntrackorder.UDP, DstPort: 30080}},
 			wantDeleted: []netnstest.Flow{staleNode4, natNode4, staleNode6},
+			wantRead:    "udp",
 		},
 		{
-			name:    "empty desired state and plan",
-			desired: conntrackorder.NewTracker().Desired(),
+			name:     "empty desired state and plan",
+			desired:  conntrackorder.NewTracker().Desired(),
+			wantRead: "none",
 		},
 		{
 			// The desired state judges UDP flows only; SCTP filters go in the same pass.
@@ -489,29 +499,50 @@ func TestReconcileOnARealKernel(t *testing.T) {
 				sctpToSvc4, sctpToSvc4b, sctpStaleNode4, sctpNatNode4, sctpStaleNode6},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			require.NoError(t, table.Flush())
-			require.NoError(t, table.Insert(allFlows...))
-
-			err := flusher.Reconcile(context.Background(), tt.plan, tt.desired)
-
-			require.NoError(t, err)
-			deleted := map[netnstest.Flow]bool{}
-			for _, f := range tt.wantDeleted {
-				deleted[f] = true
-			}
-			var want []netnstest.Flow
-			for _, f := range allFlows {
-				if !deleted[f] {
-					want = append(want, f)
+	// Each case twice: with the kernel filtering the dump by protocol, and as on a kernel
+	// that ignores the filter (older than Linux 5.8), which sends every entry: the deletions
+	// are the same, only the number of entries read differs.
+	for _, filtered := range []bool{true, false} {
+		ctnetlink.SetKernelFilter(flusher, filtered)
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/kernel filter %v", tt.name, filtered), func(t *testing.T) {
+				reconcileOnARealKernel(t, table, flusher, tt.plan, tt.desired, tt.wantDeleted)
+				wantRead := 0
+				for _, f := range allFlows {
+					if tt.wantRead != "none" && (!filtered || tt.wantRead == "" || f.Protocol == tt.wantRead) {
+						wantRead++
+					}
 				}
-			}
-			got, err := table.List()
-			require.NoError(t, err)
-			assert.ElementsMatch(t, want, got)
-		})
+				assert.Equal(t, wantRead, ctnetlink.Judged(flusher), "entries read from the kernel")
+			})
+		}
 	}
+}
+
+// reconcileOnARealKernel fills table with allFlows, reconciles, and checks that exactly
+// wantDeleted went.
+func reconcileOnARealKernel(t *testing.T, table *netnstest.Table, flusher *ctnetlink.Flusher,
+	plan conntrackorder.Plan, desired *conntrackorder.Desired, wantDeleted []netnstest.Flow) {
+	t.Helper()
+	require.NoError(t, table.Flush())
+	require.NoError(t, table.Insert(allFlows...))
+
+	err := flusher.Reconcile(context.Background(), plan, desired)
+
+	require.NoError(t, err)
+	deleted := map[netnstest.Flow]bool{}
+	for _, f := range wantDeleted {
+		deleted[f] = true
+	}
+	var want []netnstest.Flow
+	for _, f := range allFlows {
+		if !deleted[f] {
+			want = append(want, f)
+		}
+	}
+	got, err := table.List()
+	require.NoError(t, err)
+	assert.ElementsMatch(t, want, got)
 }
 
 func TestReconcileErrors(t *testing.T) {

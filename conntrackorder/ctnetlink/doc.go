@@ -61,5 +61,22 @@
 // judgment took 3 to 8 times as long as one Reconcile, allocated about 250 times as many
 // bytes, and raised resident memory over a hundred times as much.
 //
+// # Kernel-side filtering
+//
+// On a node most conntrack entries are TCP, and a reconcile judges only UDP. When every
+// filter of the plan and the desired state can match only one protocol, a Flusher asks the
+// kernel to dump only that protocol's entries (CTA_FILTER on the original tuple, Linux 5.8
+// and later), so that the others are never sent, parsed and dropped here. It does not
+// filter on the reply tuple, which kernels before late 2021 filtered wrongly, nor on the
+// status: the [UNREPLIED] NodePort entry of kubernetes#98305 was never DNATed, and only the
+// per-entry judgment recognizes it.
+//
+// The filter only saves work: every entry the kernel sends is judged in full, protocol
+// included. A kernel older than 5.8 ignores the attribute and sends the whole table, which
+// then costs what it did before; one that refuses it is asked again without it, and never
+// again by that Flusher. The kernel walks the whole table for each family's dump, whatever it
+// sends: a dump is made only for a family the plan or the desired state needs, but a NodePort
+// makes both needed (see conntrackorder.Desired.Families).
+//
 // The package works on Linux only; on other systems it is empty.
 package ctnetlink

@@ -18,18 +18,6 @@ import (
 	"github.com/safereconcile/safereconcile/internal/netnstest"
 )
 
-// appendAttr appends one netlink attribute, padded to 4 bytes, the way the kernel lays them
-// out.
-func appendAttr(b []byte, typ uint16, val []byte) []byte {
-	b = binary.NativeEndian.AppendUint16(b, uint16(unix.SizeofNlAttr+len(val)))
-	b = binary.NativeEndian.AppendUint16(b, typ)
-	b = append(b, val...)
-	for len(b)%unix.NLA_ALIGNTO != 0 {
-		b = append(b, 0)
-	}
-	return b
-}
-
 // encodeTuple encodes a CTA_TUPLE_ORIG or CTA_TUPLE_REPLY value: the addresses (4 bytes for
 // IPv4, as the kernel sends them, whatever form t holds them in), the protocol number and the
 // ports, if any.
