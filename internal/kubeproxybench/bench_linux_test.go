@@ -1,0 +1,273 @@
+//go:build linux
+
+package kubeproxybench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/vishvananda/netlink"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/kubernetes/pkg/proxy"
+	kpconntrack "k8s.io/kubernetes/pkg/proxy/conntrack"
+
+	"github.com/safereconcile/safereconcile/conntrackorder"
+	"github.com/safereconcile/safereconcile/conntrackorder/ctnetlink"
+	"github.com/safereconcile/safereconcile/internal/netnstest"
+)
+
+// The tables: a busy node's (mostly TCP, dual-stack, 1% of the UDP entries stale), at the
+// size of the issue and, with KUBEPROXYBENCH_1M=1, five times as large.
+var specs = map[string]netnstest.NodeTableSpec{
+	"node-220k": {Services: 500, TCP: 200000, UDP: 20000, Stale: 200, DualStack: true},
+	"node-1M":   {Services: 500, TCP: 900000, UDP: 100000, Stale: 1000, DualStack: true},
+}
+
+func sizes() []string {
+	if os.Getenv("KUBEPROXYBENCH_1M") != "" {
+		return []string{"node-220k", "node-1M"}
+	}
+	return []string{"node-220k"}
+}
+
+// deletesByEntry reports whether kube-proxy's conntrack package is the one of v1.37, which
+// deletes the entries it lists one by one, where v1.34 built a filter per entry. The two
+// releases' cleanups also differ in what they clear (see kubeProxyClears). Test binaries
+// carry no module versions to read, so the release is told by its Interface.
+var deletesByEntry = func() bool {
+	_, ok := kpconntrack.New().(interface {
+		DeleteEntries(uint8, []*netlink.ConntrackFlow) (int, error)
+	})
+	return ok
+}()
+
+// kubernetesVersion names the release line of kube-proxy this binary was built with.
+func kubernetesVersion() string {
+	if deletesByEntry {
+		return "v1.37 (go.v137.mod)"
+	}
+	return "v1.34 (go.mod)"
+}
+
+// kubeProxyClears reports whether kube-proxy's CleanStaleEntries of this version deletes an
+// entry that is stale for the reason why. Where it does not, this module's reconcile does, and
+// is right (see the package doc).
+func kubeProxyClears(why netnstest.Staleness) bool {
+	switch why {
+	case netnstest.EndpointRemoved, netnstest.EndpointNotServing, netnstest.NotNATed:
+		return true
+	case netnstest.NoServingEndpoint:
+		// v1.37 clears the service-IP flows of a service without serving endpoints; v1.34
+		// skipped the service (kubernetes#139629).
+		return deletesByEntry
+	}
+	return false // a deleted service, a changed NodePort: kube-proxy knows only the current ones
+}
+
+// A bench is one node table in a network namespace, and the two sides' views of its state.
+type bench struct {
+	nt      *netnstest.NodeTable
+	ns      *netnstest.Namespace
+	table   *netnstest.Table
+	flusher *ctnetlink.Flusher
+	// kube-proxy's maps, per family, from the Services and EndpointSlices of the state after.
+	svcMaps map[v1.IPFamily]proxy.ServicePortMap
+	epMaps  map[v1.IPFamily]proxy.EndpointsMap
+	// this module's plan and desired state, from a Tracker that saw the changes.
+	plan    conntrackorder.Plan
+	desired *conntrackorder.Desired
+	// missing are the entries the latest operation deleted, made again before the next.
+	missing []netnstest.Flow
+}
+
+func newBench(tb testing.TB, size string) *bench {
+	tb.Helper()
+	netnstest.Require(tb)
+	nt, err := netnstest.NewNodeTable(specs[size])
+	require.NoError(tb, err)
+	b := &bench{nt: nt, ns: netnstest.New(tb, "kpbench"), svcMaps: map[v1.IPFamily]proxy.ServicePortMap{}, epMaps: map[v1.IPFamily]proxy.EndpointsMap{}}
+	b.table = b.ns.Table(tb)
+	require.NoError(tb, b.ns.Do(func() error {
+		var err error
+		b.flusher, err = ctnetlink.New()
+		return err
+	}))
+	tb.Cleanup(func() { _ = b.flusher.Close() })
+	require.NoError(tb, b.table.Insert(nt.Flows...))
+
+	svcs, slices := Objects(nt.After)
+	for _, fam := range []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol} {
+		b.svcMaps[fam], b.epMaps[fam] = Maps(svcs, slices, fam)
+	}
+	tr := conntrackorder.NewTracker()
+	require.NoError(tb, nt.TrackBefore(tr))
+	// The syncs that ran before the table was filled: programmed, and flushed what they had.
+	require.NoError(tb, conntrackorder.NewSyncer(tr, func(context.Context) error { return nil }, discard{}).Sync(context.Background()))
+	require.NoError(tb, nt.TrackAfter(tr))
+	b.plan, b.desired = tr.Pending(), tr.Desired()
+	return b
+}
+
+type discard struct{}
+
+func (discard) Flush(context.Context, conntrackorder.Plan) error { return nil }
+
+// sides are the implementations measured: the two that clean, and the two bare dumps that are
+// the least any reader of the table does.
+var sides = []struct {
+	name string
+	run  func(b *bench) error
+	// clears reports whether the side deletes an entry stale for why; nil: it deletes nothing.
+	clears func(why netnstest.Staleness) bool
+}{
+	{"kube-proxy", func(b *bench) error {
+		// conntrack.New() is a netlink.Handle that opens its sockets in the calling thread's
+		// namespace: run it there.
+		return b.ns.Do(func() error {
+			for _, fam := range []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol} {
+				kpconntrack.CleanStaleEntries(kpconntrack.New(), fam, b.svcMaps[fam], b.epMaps[fam])
+			}
+			return nil
+		})
+	}, kubeProxyClears},
+	{"ctnetlink", func(b *bench) error {
+		return b.flusher.Reconcile(context.Background(), b.plan, b.desired)
+	}, func(netnstest.Staleness) bool { return true }},
+	{"bare-dump-udp", func(b *bench) error { return b.dump("udp") }, nil},
+	{"bare-dump-all", func(b *bench) error { return b.dump("") }, nil},
+}
+
+func (b *bench) dump(protocol string) error {
+	for _, v6 := range []bool{false, true} {
+		if _, err := b.table.Count(v6, protocol); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleted returns the entries a side deletes.
+func (b *bench) deleted(clears func(netnstest.Staleness) bool) []netnstest.Flow {
+	var out []netnstest.Flow
+	if clears == nil {
+		return nil
+	}
+	for f, why := range b.nt.Stale {
+		if clears(why) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestSameDeletions runs each side once on a fresh table and compares what is left, entry by
+// entry (read back through conntrack(8)), with what its semantics say: kube-proxy deletes the
+// entries both agree are stale, this module's reconcile every stale entry.
+func TestSameDeletions(t *testing.T) {
+	for _, size := range sizes() {
+		for _, side := range sides[:2] {
+			t.Run(size+"/"+side.name, func(t *testing.T) {
+				b := newBench(t, size)
+				require.NoError(t, side.run(b))
+				gone := map[netnstest.Flow]bool{}
+				for _, f := range b.deleted(side.clears) {
+					gone[f] = true
+				}
+				got, err := b.table.List()
+				require.NoError(t, err)
+				left := map[netnstest.Flow]bool{}
+				for _, f := range got {
+					left[f] = true
+				}
+				var wrong []string
+				for _, f := range b.nt.Flows {
+					if left[f] == gone[f] {
+						wrong = append(wrong, fmt.Sprintf("%+v (stale: %q) left=%v", f, b.nt.Stale[f], left[f]))
+					}
+				}
+				assert.Empty(t, wrong, "kubernetes %s", kubernetesVersion())
+				assert.Len(t, got, len(b.nt.Flows)-len(gone))
+				t.Logf("kubernetes %s: %s deleted %d of %d stale entries", kubernetesVersion(), side.name, len(gone), len(b.nt.Stale))
+			})
+		}
+	}
+}
+
+// BenchmarkNodeTable runs each side on a node's table, per operation. Before each operation
+// the entries the previous one deleted are made again, and after it the table is counted, so
+// that every operation finds the same table. Besides time and allocations it reports the
+// table's entries, and the rise of the process's peak resident memory during the operation
+// (VmHWM, reset before it), in MB:
+//
+//	cd internal/kubeproxybench
+//	GOWORK=off go test -run '^$' -bench 'NodeTable/node-220k/kube-proxy' -benchtime 1x -benchmem            # v1.34.2
+//	GOWORK=off go test -modfile=go.v137.mod -run '^$' -bench 'NodeTable/node-220k/kube-proxy' -benchtime 1x -benchmem
+//
+// and the same for ctnetlink, bare-dump-udp and bare-dump-all, interleaved, each in its own
+// process so that each peak is its own.
+func BenchmarkNodeTable(b *testing.B) {
+	for _, size := range sizes() {
+		b.Run(size, func(b *testing.B) {
+			// Built once, by the parent, which runs once: its cleanup runs after every side's.
+			bb := newBench(b, size)
+			for _, side := range sides {
+				b.Run(side.name, func(b *testing.B) {
+					deleted := bb.deleted(side.clears)
+					want := len(bb.nt.Flows) - len(deleted)
+					b.ReportAllocs()
+					var peak float64
+					for i := 0; i < b.N; i++ {
+						b.StopTimer()
+						require.NoError(b, bb.table.Insert(bb.missing...))
+						bb.missing = deleted
+						runtime.GC()
+						base := resetPeak(b)
+						b.StartTimer()
+						require.NoError(b, side.run(bb))
+						b.StopTimer()
+						peak = max(peak, (float64(hwm(b))-float64(base))/(1<<20))
+						n, err := bb.table.Len()
+						require.NoError(b, err)
+						require.Equal(b, want, n, "entries left after %s", side.name)
+						b.StartTimer()
+					}
+					b.ReportMetric(float64(len(bb.nt.Flows)), "entries")
+					b.ReportMetric(peak, "peak-MB")
+				})
+			}
+		})
+	}
+}
+
+// resetPeak resets the process's peak resident memory to its current one and returns it, in
+// bytes.
+func resetPeak(tb testing.TB) uint64 {
+	tb.Helper()
+	require.NoError(tb, os.WriteFile("/proc/self/clear_refs", []byte("5"), 0))
+	return hwm(tb)
+}
+
+// hwm returns the process's peak resident memory since the last reset, in bytes.
+func hwm(tb testing.TB) uint64 { return status(tb, "VmHWM") }
+
+func status(tb testing.TB, field string) uint64 {
+	tb.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	require.NoError(tb, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			require.NoError(tb, err)
+			return kb << 10
+		}
+	}
+	tb.Fatalf("no %s in /proc/self/status", field)
+	return 0
+}
