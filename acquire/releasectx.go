@@ -71,8 +71,9 @@ type releaseCtx struct {
 	parent   context.Context // the scope's detached context: its values, none of its cancellation
 	deadline time.Time
 
-	state atomic.Uint32 // notDone, canceled or expired; set once, under mu
-	done  atomic.Value  // chan struct{}, made by the first Done
+	state   atomic.Uint32 // notDone, canceled or expired; set once, under mu
+	hasDone atomic.Bool   // done is made; set under mu, after done
+	done    chan struct{} // made by the first Done; read without mu only after hasDone
 
 	mu    sync.Mutex
 	timer *time.Timer // closes done at the deadline; started with done
@@ -114,7 +115,7 @@ func (c *releaseCtx) Err() error {
 	case expired:
 		return context.DeadlineExceeded
 	}
-	if c.done.Load() == nil && !time.Now().Before(c.deadline) {
+	if !c.hasDone.Load() && !time.Now().Before(c.deadline) {
 		c.cancel(expired)
 		return c.Err() // the release may have returned first
 	}
@@ -124,22 +125,21 @@ func (c *releaseCtx) Err() error {
 // Done returns a channel closed at the deadline or when the release returns. The first call
 // makes it and starts the timer; no goroutine is involved.
 func (c *releaseCtx) Done() <-chan struct{} {
-	if d, ok := c.done.Load().(chan struct{}); ok {
-		return d
+	if c.hasDone.Load() {
+		return c.done
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if d, ok := c.done.Load().(chan struct{}); ok {
-		return d
+	if c.done == nil {
+		c.done = make(chan struct{})
+		if c.state.Load() != notDone {
+			close(c.done)
+		} else {
+			c.timer = time.AfterFunc(time.Until(c.deadline), c.expire)
+		}
+		c.hasDone.Store(true)
 	}
-	d := make(chan struct{})
-	c.done.Store(d)
-	if c.state.Load() != notDone {
-		close(d)
-	} else {
-		c.timer = time.AfterFunc(time.Until(c.deadline), c.expire)
-	}
-	return d
+	return c.done
 }
 
 // AfterFunc arranges for f to run once c is done, and returns a function that cancels that
@@ -197,8 +197,8 @@ func (c *releaseCtx) cancel(why uint32) {
 		return
 	}
 	c.state.Store(why)
-	if d, ok := c.done.Load().(chan struct{}); ok {
-		close(d)
+	if c.done != nil {
+		close(c.done)
 	}
 	if c.timer != nil {
 		c.timer.Stop()
