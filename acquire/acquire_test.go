@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -78,40 +77,27 @@ func TestReleaseOrderIsLIFO(t *testing.T) {
 	}
 }
 
-func TestPanicReleasesThenRepanics(t *testing.T) {
-	ctx := leasetest.Context(t, context.Background())
-	c := newCloud()
-	type boom struct{ step string }
-	var recovered any
-	func() {
-		defer func() { recovered = recover() }()
-		_ = acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
-			_, _ = acquire.Temporary(s, "address", c.reserve("address"), c.release)
-			_, _ = acquire.Tentative(s, "firewall", c.reserve("firewall"), c.release)
-			panic(boom{"health-check"})
-		})
-	}()
-	assert.Equal(t, boom{"health-check"}, recovered, "the same panic value continues")
-	assert.Empty(t, c.inventory(), "a panic is a failure: tentative resources are released too")
-}
-
 func TestGoexitReleases(t *testing.T) {
 	ctx := leasetest.Context(t, context.Background())
 	c := newCloud()
+	var tent *lease.Lease[string]
+	after := false
 	done := make(chan error, 1)
 	go func() {
 		defer close(done)
 		err := acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
 			_, _ = acquire.Temporary(s, "address", c.reserve("address"), c.release)
-			_, _ = acquire.Tentative(s, "firewall", c.reserve("firewall"), c.release)
+			tent, _ = acquire.Tentative(s, "firewall", c.reserve("firewall"), c.release)
 			runtime.Goexit() // what t.FailNow does inside a fake
 			return nil
 		})
+		after = true
 		done <- err // never reached
 	}()
 	_, reached := <-done
-	assert.False(t, reached, "Run does not return from runtime.Goexit")
+	assert.False(t, reached || after, "Run does not return from runtime.Goexit: it goes on")
 	assert.Empty(t, c.inventory(), "Goexit is a failure: everything is released")
+	assert.Equal(t, lease.Released, tent.State())
 }
 
 func TestFailedReleaseIsOrphan(t *testing.T) {
@@ -162,23 +148,6 @@ func TestEveryFailedReleaseIsReported(t *testing.T) {
 	assert.Equal(t, 2, calls)
 	assert.Equal(t, "lease: b orphaned: b failed; lease: a orphaned: a failed", err.Error())
 	assert.Equal(t, []string{"a"}, c.inventory(), "c was still released after b failed")
-}
-
-func TestPanickingReleaseDoesNotStopOthers(t *testing.T) {
-	c := newCloud()
-	var orphans []string
-	var recovered any
-	func() {
-		defer func() { recovered = recover() }()
-		_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-			_, _ = acquire.Temporary(s, "a", c.reserve("a"), c.release)
-			s.Defer("bad", func(context.Context) error { panic("nil client") })
-			return nil
-		}, acquire.OnOrphan(func(_ context.Context, oe *lease.OrphanError) { orphans = append(orphans, oe.Error()) }))
-	}()
-	assert.Equal(t, "nil client", recovered, "a release's panic is raised again after the other releases")
-	assert.Empty(t, c.inventory())
-	assert.Equal(t, []string{"lease: bad orphaned: acquire: release panicked: nil client"}, orphans)
 }
 
 func TestTentativeKeptOnSuccessUnlessFailed(t *testing.T) {
@@ -240,93 +209,6 @@ func TestAcquireFailureRegistersNothing(t *testing.T) {
 	assert.False(t, released, "a failed acquire is never released")
 }
 
-func TestUseAfterEnd(t *testing.T) {
-	c := newCloud()
-	var orphans []string
-	var s *acquire.Scope
-	require.NoError(t, acquire.Run(context.Background(), func(ctx context.Context, sc *acquire.Scope) error {
-		s = sc
-		return nil
-	}, acquire.OnOrphan(func(_ context.Context, oe *lease.OrphanError) { orphans = append(orphans, oe.Name) })))
-
-	called := false
-	l, err := acquire.Temporary(s, "late", func(context.Context) (int, error) { called = true; return 1, nil },
-		func(context.Context, int) error { return nil })
-	assert.Nil(t, l)
-	require.ErrorIs(t, err, acquire.ErrEnded)
-	assert.Equal(t, "acquire late: acquire: scope has ended", err.Error())
-	_, err = acquire.Tentative(s, "late2", func(context.Context) (int, error) { called = true; return 1, nil },
-		func(context.Context, int) error { return nil })
-	require.ErrorIs(t, err, acquire.ErrEnded)
-	assert.False(t, called, "acquire is not called after the end")
-
-	s.Defer("cleanup", c.cleanup("cleanup"))
-	assert.Equal(t, []string{"cleanup cleanup"}, c.calls(), "a late Defer runs at once")
-	c.failRelease["bad"] = errFlaky
-	s.Defer("bad", c.cleanup("bad"))
-	assert.Equal(t, []string{"bad"}, orphans, "a late Defer's failure goes to OnOrphan")
-}
-
-// TestAcquireDuringEnd: a goroutine that outlives the operation acquires while the scope ends;
-// what it acquired is released at once, not leaked.
-func TestAcquireDuringEnd(t *testing.T) {
-	c := newCloud()
-	entered, proceed := make(chan struct{}), make(chan struct{})
-	result := make(chan error, 1)
-	require.NoError(t, acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-		go func() {
-			_, err := acquire.Temporary(s, "late", func(ctx context.Context) (string, error) {
-				close(entered)
-				<-proceed // the scope ends while this acquire runs
-				return c.reserve("late")(ctx)
-			}, c.release)
-			result <- err
-		}()
-		<-entered
-		return nil
-	}))
-	close(proceed)
-	require.ErrorIs(t, <-result, acquire.ErrEnded)
-	assert.Empty(t, c.inventory())
-	assert.Equal(t, []string{"reserve late", "release late"}, c.calls())
-}
-
-func TestConcurrentAcquisitions(t *testing.T) {
-	ctx := leasetest.Context(t, context.Background())
-	c := newCloud()
-	const n = 64
-	err := acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
-		var wg sync.WaitGroup
-		errs := make(chan error, n)
-		for i := 0; i < n; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				name := fmt.Sprintf("r%02d", i)
-				var err error
-				switch i % 3 {
-				case 0:
-					_, err = acquire.Temporary(s, name, c.reserve(name), c.release)
-				case 1:
-					_, err = acquire.Tentative(s, name, c.reserve(name), c.release)
-				default:
-					s.Defer(name, c.cleanup(name))
-				}
-				errs <- err
-			}(i)
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			require.NoError(t, err)
-		}
-		assert.Len(t, c.inventory(), 2*n/3+1)
-		return errFlaky
-	})
-	require.ErrorIs(t, err, errFlaky)
-	assert.Empty(t, c.inventory())
-}
-
 func TestNewEnd(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -382,7 +264,32 @@ func TestEndAppendsOrphans(t *testing.T) {
 	assert.ErrorIs(t, err, errFlaky)
 }
 
-func TestEndTwiceAndNilErrp(t *testing.T) {
+// A non-nil *errp is a failure: Tentatives are released, and the orphans are appended to the
+// operation's own error, each reachable with errors.Is.
+func TestEndAppendsOrphansToTheOperationsError(t *testing.T) {
+	cause := errors.New("health check failed")
+	denied := errors.New("denied")
+	var tent *lease.Lease[string]
+	err := func() (err error) {
+		s := acquire.New(context.Background())
+		defer s.End(&err)
+		tent, _ = acquire.Tentative(s, "backend-service/bs",
+			func(context.Context) (string, error) { return "bs", nil },
+			func(context.Context, string) error { return denied })
+		return cause
+	}()
+	assert.ErrorIs(t, err, cause)
+	assert.ErrorIs(t, err, denied)
+	var oe *lease.OrphanError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, "backend-service/bs", oe.Name)
+	assert.Equal(t, "backend-service", oe.Kind())
+	assert.Equal(t, lease.Orphaned, tent.State())
+}
+
+// A Scope ended twice does nothing the second time, with a nil errp as with an error: no
+// release runs twice and no orphan is appended twice.
+func TestEndTwiceDoesNothingTheSecondTime(t *testing.T) {
 	c := newCloud()
 	s := acquire.New(context.Background())
 	_, err := acquire.Temporary(s, "a", c.reserve("a"), c.release)
@@ -390,16 +297,16 @@ func TestEndTwiceAndNilErrp(t *testing.T) {
 	s.End(nil)
 	s.End(nil)
 	assert.Equal(t, []string{"reserve a", "release a"}, c.calls())
-}
 
-func TestMisusePanics(t *testing.T) {
-	s := acquire.New(context.Background())
-	defer s.End(nil)
-	assert.PanicsWithValue(t, `acquire: "x" needs both an acquire and a release function`, func() {
-		_, _ = acquire.Temporary[int](s, "x", func(context.Context) (int, error) { return 1, nil }, nil)
-	})
-	assert.Panics(t, func() { s.Defer("y", nil) })
-	assert.Panics(t, func() { acquire.ReleaseTimeout(0) })
+	calls := 0
+	s = acquire.New(context.Background())
+	s.Defer("address/a", func(context.Context) error { calls++; return errors.New("no") })
+	var e1, e2 error
+	s.End(&e1)
+	s.End(&e2)
+	assert.Error(t, e1)
+	assert.NoError(t, e2)
+	assert.Equal(t, 1, calls)
 }
 
 // TestDeferErrorKeepsItsName: a cleanup whose error wraps some other *lease.OrphanError is
@@ -413,28 +320,6 @@ func TestDeferErrorKeepsItsName(t *testing.T) {
 	}, acquire.OnOrphan(func(_ context.Context, oe *lease.OrphanError) { names = append(names, oe.Name) }))
 	assert.Equal(t, []string{"drain pool"}, names)
 	assert.EqualError(t, err, "lease: drain pool orphaned: drain pool p1: lease: member m3 orphaned: cloud: 503 backend error")
-}
-
-// TestReleaseGoexitIsReported: a release that calls runtime.Goexit (t.FailNow inside a fake)
-// ends the goroutine, but its orphan is still reported and the other releases still run.
-func TestReleaseGoexitIsReported(t *testing.T) {
-	c := newCloud()
-	var orphans []string
-	var l *lease.Lease[int]
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
-			_, _ = acquire.Temporary(s, "a", c.reserve("a"), c.release)
-			l, _ = acquire.Temporary(s, "g", func(context.Context) (int, error) { return 1, nil },
-				func(context.Context, int) error { runtime.Goexit(); return nil })
-			return nil
-		}, acquire.OnOrphan(func(_ context.Context, oe *lease.OrphanError) { orphans = append(orphans, oe.Error()) }))
-	}()
-	<-done
-	assert.Equal(t, []string{"lease: g orphaned: acquire: release called runtime.Goexit"}, orphans)
-	assert.Equal(t, lease.Orphaned, l.State())
-	assert.Empty(t, c.inventory(), "the release after the one that exited still ran")
 }
 
 // TestEndSeesGoexit: with New and a deferred End, runtime.Goexit is a failure too, so a
@@ -454,4 +339,67 @@ func TestEndSeesGoexit(t *testing.T) {
 	}()
 	<-done
 	assert.Empty(t, c.inventory())
+}
+
+// releases run "one at a time, newest first", Temporary, Tentative and Defer on one
+// stack, and Tentative released on error.
+func TestReleaseOrderIsLIFOAcrossKinds(t *testing.T) {
+	var order []string
+	rel := func(name string) func(context.Context, string) error {
+		return func(context.Context, string) error { order = append(order, name); return nil }
+	}
+	get := func(v string) func(context.Context) (string, error) {
+		return func(context.Context) (string, error) { return v, nil }
+	}
+	boom := errors.New("boom")
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		_, _ = acquire.Temporary(s, "address/1", get("1"), rel("1"))
+		s.Defer("cleanup/2", func(context.Context) error { order = append(order, "2"); return nil })
+		_, _ = acquire.Tentative(s, "forwarding-rule/3", get("3"), rel("3"))
+		_, _ = acquire.Temporary(s, "address/4", get("4"), rel("4"))
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	assert.Equal(t, []string{"4", "3", "2", "1"}, order)
+}
+
+// the scope fails only when fn returns an error, panics or calls Goexit: an orphaned
+// Temporary does not make a successful scope release its Tentative.
+func TestOrphanDoesNotFailTheScope(t *testing.T) {
+	var tent *lease.Lease[string]
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		var err error
+		tent, err = acquire.Tentative(s, "forwarding-rule/fr",
+			func(context.Context) (string, error) { return "fr", nil },
+			func(context.Context, string) error { return nil })
+		if err != nil {
+			return err
+		}
+		_, err = acquire.Temporary(s, "address/tmp",
+			func(context.Context) (string, error) { return "a", nil },
+			func(context.Context, string) error { return errors.New("denied") })
+		return err
+	})
+	var oe *lease.OrphanError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, "address/tmp", oe.Name)
+	assert.Equal(t, lease.Kept, tent.State())
+}
+
+// Keep on a Temporary takes it out of the scope's hands, on every path.
+func TestKeepTemporaryOnPanic(t *testing.T) {
+	called := false
+	var l *lease.Lease[string]
+	p := runOnGoroutine(func() {
+		_ = acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+			l, _ = acquire.Temporary(s, "address/mine-now",
+				func(context.Context) (string, error) { return "m", nil },
+				func(context.Context, string) error { called = true; return nil })
+			l.Keep()
+			panic("after keep")
+		})
+	})
+	assert.Equal(t, "after keep", p)
+	assert.False(t, called)
+	assert.Equal(t, lease.Kept, l.State())
 }

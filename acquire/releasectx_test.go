@@ -161,7 +161,7 @@ func derivedReleaseContext(t *testing.T, via string) {
 	}
 }
 
-// Promise: "a cancelled or expired operation still releases what it acquired", with the
+// "a cancelled or expired operation still releases what it acquired", with the
 // scope's values, each release with its own deadline "counted from the moment that release
 // starts".
 func TestEachReleaseHasItsOwnDeadline(t *testing.T) {
