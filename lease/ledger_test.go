@@ -2,8 +2,11 @@ package lease_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -150,12 +153,17 @@ func TestLedgerMemoryFollowsOutstanding(t *testing.T) {
 
 func TestLedgerAddNilPanics(t *testing.T) {
 	var g lease.Ledger
+	held := lease.New("address/h", "h", nopRelease)
+	g.Add(held)
 	assert.PanicsWithValue(t, "lease: Ledger.Add(nil)", func() { g.Add(nil) })
 	assert.PanicsWithValue(t, "lease: Ledger.Add of a nil *lease.Lease[int]", func() {
 		g.Add((*lease.Lease[int])(nil))
 	})
+	assert.PanicsWithValue(t, "lease: Ledger.Add of a nil *lease.Lease[string]", func() {
+		g.Add((*lease.Lease[string])(nil))
+	})
 	assert.PanicsWithValue(t, "lease: Ledger.Add of a nil *lease_test.stub", func() { g.Add((*stub)(nil)) })
-	assert.Empty(t, g.Outstanding(), "nothing was recorded")
+	assert.Equal(t, []lease.Tracked{held}, g.Outstanding(), "nothing was recorded, nothing was lost")
 }
 
 // BenchmarkLedgerAdd measures one add/release cycle against a ledger that holds n outstanding
@@ -185,3 +193,199 @@ func TestLedgerAddAllocations(t *testing.T) {
 	allocs := testing.AllocsPerRun(1000, func() { g.Add(released) })
 	assert.Less(t, allocs, 0.5, "allocations per Add")
 }
+
+// tracked is a Tracked whose state the test sets.
+type tracked struct {
+	name  string
+	state atomic.Uint32
+}
+
+func newTracked(name string, s lease.State) *tracked {
+	h := &tracked{name: name}
+	h.set(s)
+	return h
+}
+
+// names lists the names of ts.
+func names(ts []lease.Tracked) []string {
+	out := []string{}
+	for _, t := range ts {
+		out = append(out, t.Name())
+	}
+	return out
+}
+
+// "The result depends only on the states and names of the leases added,
+// in their order: never on when the ledger dropped what was no longer outstanding." Here the
+// recovering lease is Released (and so droppable) while the earlier lease of its name is still
+// Held; that one becomes Orphaned only later, after many unrelated Adds.
+func TestLedgerRecoveryIndependentOfUnrelatedAdds(t *testing.T) {
+	for _, unrelated := range []int{0, 1, 7, 100, 5000} {
+		t.Run(fmt.Sprint("unrelated=", unrelated), func(t *testing.T) {
+			var g lease.Ledger
+			first := newTracked("address/x", lease.Held)
+			g.Add(first)
+			retry := newTracked("address/x", lease.Held)
+			g.Add(retry)
+			retry.set(lease.Released)
+			for i := 0; i < unrelated; i++ {
+				g.Add(newTracked(fmt.Sprintf("address/u-%d", i), lease.Released))
+			}
+			first.set(lease.Orphaned)
+			assert.Empty(t, g.Outstanding(), "the Orphaned address/x was recovered by the later Released one")
+
+			// A Released lease added before an orphan of the same name does not recover it.
+			var h lease.Ledger
+			early := newTracked("address/y", lease.Released)
+			h.Add(early)
+			for i := 0; i < unrelated; i++ {
+				h.Add(newTracked(fmt.Sprintf("address/v-%d", i), lease.Released))
+			}
+			late := newTracked("address/y", lease.Orphaned)
+			h.Add(late)
+			for i := 0; i < unrelated; i++ {
+				h.Add(newTracked(fmt.Sprintf("address/w-%d", i), lease.Released))
+			}
+			assert.Equal(t, []string{"address/y"}, names(h.Outstanding()))
+		})
+	}
+}
+
+// The same, with Outstanding called (and so dropping) between the steps.
+func TestLedgerRecoveryIndependentOfOutstandingCalls(t *testing.T) {
+	var g lease.Ledger
+	first := newTracked("address/x", lease.Held)
+	g.Add(first)
+	retry := newTracked("address/x", lease.Held)
+	g.Add(retry)
+	assert.Equal(t, []string{"address/x", "address/x"}, names(g.Outstanding()))
+	retry.set(lease.Released)
+	assert.Equal(t, []string{"address/x"}, names(g.Outstanding()))
+	first.set(lease.Orphaned)
+	assert.Empty(t, g.Outstanding())
+}
+
+// heapInUse returns the live heap after a full collection.
+// A ledger's memory follows what is outstanding, not what it ever saw: a burst of leases costs
+// nothing once they are released. Measured as retained heap after GC, with
+// one lease Held throughout and after a burst of orphans that a retry recovered.
+func TestLedgerMemoryAfterABurst(t *testing.T) {
+	const burst = 30000
+	var g lease.Ledger
+	keep := lease.New("address/long-lived", "x", nopRelease)
+	g.Add(keep)
+	base := heapInUse()
+
+	ctx := context.Background()
+	for i := 0; i < burst; i++ {
+		l := lease.New("address/b", "b", nopRelease)
+		g.Add(l)
+		_ = l.Release(ctx)
+	}
+	afterReleased := heapInUse()
+
+	// A burst of orphans, each recovered by a later Released lease of the same name.
+	fail := func(context.Context, string) error { return errors.New("no") }
+	for i := 0; i < burst; i++ {
+		name := fmt.Sprintf("address/o-%d", i)
+		o := lease.New(name, "o", fail)
+		g.Add(o)
+		_ = o.Release(ctx)
+		r := lease.New(name, "r", nopRelease)
+		g.Add(r)
+		_ = r.Release(ctx)
+	}
+	afterRecovered := heapInUse()
+
+	// A burst of Released leases that share the name of a lease still Held: one of them is
+	// enough to recover that lease should it be orphaned later, so the rest cost nothing.
+	same := lease.New("address/same", "s", nopRelease)
+	g.Add(same)
+	for i := 0; i < burst; i++ {
+		l := lease.New("address/same", "b", nopRelease)
+		g.Add(l)
+		_ = l.Release(ctx)
+	}
+	afterSameName := heapInUse()
+	require.NoError(t, same.Release(ctx))
+	out := g.Outstanding()
+	runtime.KeepAlive(&g)
+
+	assert.Equal(t, []string{"address/long-lived"}, names(out))
+	t.Logf("retained after bursts of %d: released %d B, recovered orphans %d B, same name %d B",
+		burst, int64(afterReleased)-int64(base), int64(afterRecovered)-int64(base), int64(afterSameName)-int64(base))
+	const slack = 1 << 20 // far below what 200k retained entries would cost
+	assert.Less(t, int64(afterReleased)-int64(base), int64(slack), "heap retained after a released burst: %d bytes", int64(afterReleased)-int64(base))
+	assert.Less(t, int64(afterRecovered)-int64(base), int64(slack), "heap retained after a recovered orphan burst: %d bytes", int64(afterRecovered)-int64(base))
+	assert.Less(t, int64(afterSameName)-int64(base), int64(slack), "heap retained after a released burst sharing a held lease's name: %d bytes", int64(afterSameName)-int64(base))
+}
+
+// A Ledger is safe for concurrent use: Adds, releases and Outstanding from many goroutines.
+func TestLedgerConcurrentUse(t *testing.T) {
+	var g lease.Ledger
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 500; i++ {
+				l := lease.New(fmt.Sprintf("address/%d-%d", w, i), i, func(context.Context, int) error { return nil })
+				g.Add(l)
+				if i%50 == 0 {
+					_ = g.Outstanding()
+				}
+				_ = l.Release(context.Background())
+			}
+		}(w)
+	}
+	wg.Wait()
+	assert.Empty(t, g.Outstanding())
+}
+
+// burst adds n Released leases of unrelated names to g, enough to make it drop and shrink.
+func burst(g *lease.Ledger, tag string, n int) {
+	for i := 0; i < n; i++ {
+		g.Add(newTracked(fmt.Sprintf("address/%s-%d", tag, i), lease.Released))
+	}
+}
+
+// "a lease added twice is listed twice", "in the order they were
+// added", and a Released lease recovers only the orphans added before it, whatever the ledger
+// dropped in between.
+func TestLedgerOrderDuplicatesAndChains(t *testing.T) {
+	for _, n := range []int{0, 3, 64, 1000, 10000} {
+		t.Run(fmt.Sprint("burst=", n), func(t *testing.T) {
+			var g lease.Ledger
+			a := newTracked("address/a", lease.Held)
+			g.Add(a)
+			burst(&g, "p", n)
+			g.Add(a)
+			burst(&g, "q", n)
+			o1 := newTracked("address/x", lease.Orphaned)
+			g.Add(o1)
+			burst(&g, "r", n)
+			g.Add(newTracked("address/x", lease.Released))
+			burst(&g, "s", n)
+			_ = g.Outstanding()
+			o2 := newTracked("address/x", lease.Held)
+			g.Add(o2)
+			burst(&g, "t", n)
+			o2.set(lease.Orphaned)
+			b := newTracked("address/b", lease.Held)
+			g.Add(b)
+			burst(&g, "u", n)
+			assert.Equal(t, []lease.Tracked{a, a, o2, b}, g.Outstanding())
+			// A Kept lease of the same name recovers nothing.
+			g.Add(newTracked("address/x", lease.Kept))
+			burst(&g, "v", n)
+			assert.Equal(t, []lease.Tracked{a, a, o2, b}, g.Outstanding())
+			a.set(lease.Released)
+			b.set(lease.Kept)
+			assert.Equal(t, []lease.Tracked{o2}, g.Outstanding())
+		})
+	}
+}
+
+func (h *tracked) Name() string       { return h.name }
+func (h *tracked) State() lease.State { return lease.State(h.state.Load()) }
+func (h *tracked) set(s lease.State)  { h.state.Store(uint32(s)) }

@@ -4,24 +4,38 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/safereconcile/safereconcile/acquire"
 	"github.com/safereconcile/safereconcile/lease"
 	"github.com/safereconcile/safereconcile/lease/leasetest"
 )
 
 // recorder is a testing.TB that records what the helper reports instead of failing.
+// Methods it does not override panic through the nil embedded TB, so a check that uses
+// anything else is caught. It is safe for concurrent use, as a TB is.
 type recorder struct {
 	testing.TB
+	mu       sync.Mutex
 	errors   []string
 	cleanups []func()
 }
 
 func (r *recorder) Helper() {}
 func (r *recorder) Errorf(format string, a ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.errors = append(r.errors, fmt.Sprintf(format, a...))
+}
+func (r *recorder) Error(a ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, fmt.Sprint(a...))
 }
 func (r *recorder) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
 func (r *recorder) end() {
@@ -96,4 +110,69 @@ func TestBadInput(t *testing.T) {
 	var nilCtx context.Context
 	assert.PanicsWithValue(t, "leasetest: Context with a nil context", func() { leasetest.Context(r, nilCtx) })
 	assert.Empty(t, r.cleanups, "nothing was registered")
+}
+
+// the check names every lease still Held or Orphaned, and its state, and forgives an
+// orphan only when a later lease of the same name was Released; a lease made by acquire under
+// the context is recorded.
+func TestContextReportsWhatAcquireLeft(t *testing.T) {
+	h := &recorder{}
+	ctx := leasetest.Context(h, context.Background())
+	var held *lease.Lease[string]
+	err := acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
+		_, err := acquire.Temporary(s, "address/orphan-1",
+			func(context.Context) (string, error) { return "a", nil },
+			func(context.Context, string) error { return errors.New("cloud down") })
+		if err != nil {
+			return err
+		}
+		held, err = acquire.Temporary(s, "address/kept-out",
+			func(context.Context) (string, error) { return "b", nil },
+			func(context.Context, string) error { return nil })
+		if err != nil {
+			return err
+		}
+		held.Keep() // taken out of the scope: Kept is not outstanding
+		_, err = acquire.Temporary(s, "address/recovered",
+			func(context.Context) (string, error) { return "c", nil },
+			func(context.Context, string) error { return errors.New("once") })
+		return err
+	})
+	require.Error(t, err)
+	// A retry recovers address/recovered by name, but address/orphan-1 stays orphaned.
+	require.NoError(t, acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
+		_, err := acquire.Temporary(s, "address/recovered",
+			func(context.Context) (string, error) { return "c", nil },
+			func(context.Context, string) error { return nil })
+		return err
+	}))
+	// A lease made by hand and left Held, recorded in the same ledger.
+	lease.LedgerFrom(ctx).Add(lease.New("firewall/fw-1", 1, func(context.Context, int) error { return nil }))
+	h.end()
+	require.Len(t, h.errors, 2, "errors: %q", h.errors)
+	all := strings.Join(h.errors, "\n")
+	assert.Contains(t, all, "address/orphan-1")
+	assert.Contains(t, all, "orphaned")
+	assert.Contains(t, all, "firewall/fw-1")
+	assert.Contains(t, all, "held")
+	assert.NotContains(t, all, "address/recovered")
+	assert.NotContains(t, all, "address/kept-out")
+}
+
+// "The check runs after the test's own cleanups that were registered later, after its
+// subtests" (also parallel ones, which run after the parent's function returned).
+func TestCheckRunsAfterLaterCleanupsAndParallelSubtests(t *testing.T) {
+	ctx := leasetest.Context(t, context.Background())
+	g := lease.LedgerFrom(ctx)
+	require.NotNil(t, g)
+	byCleanup := lease.New("address/by-cleanup", 1, func(context.Context, int) error { return nil })
+	g.Add(byCleanup)
+	t.Cleanup(func() { require.NoError(t, byCleanup.Release(context.Background())) })
+
+	bySubtest := lease.New("address/by-subtest", 2, func(context.Context, int) error { return nil })
+	g.Add(bySubtest)
+	t.Run("parallel", func(t *testing.T) {
+		t.Parallel()
+		require.NoError(t, bySubtest.Release(context.Background()))
+	})
 }
