@@ -2,10 +2,10 @@ package conntrackorder_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/rand"
 	"net/netip"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/safereconcile/safereconcile/conntrackorder"
 	"github.com/safereconcile/safereconcile/conntrackorder/conntrackordertest"
+	"github.com/safereconcile/safereconcile/conntrackorder/ctexec"
 )
 
 // The addresses of kube-proxy's TestProxierDeleteNodePortStaleUDP.
@@ -500,57 +501,6 @@ func TestSCTPIsNotSilentlyDropped(t *testing.T) {
 	}
 }
 
-// TestFailedProgramLosesNothing: when iptables-restore failed, kube-proxy dropped the changes
-// it had collected, and nothing cleared those entries later (kubernetes#112604).
-func TestFailedProgramLosesNothing(t *testing.T) {
-	h := newSyncHarness()
-	require.NoError(t, h.tracker.SetService(staleUDPService()))
-	require.NoError(t, h.tracker.SetEndpoints(svcName, []netip.AddrPort{epA}))
-	errRestore := errors.New("iptables-restore: line 7 failed")
-	h.programErr = errRestore
-
-	err := h.syncer.Sync(context.Background())
-	require.ErrorIs(t, err, errRestore)
-	assert.EqualError(t, err, "conntrackorder: program: iptables-restore: line 7 failed")
-	assert.Equal(t, []string{"program"}, h.takeEvents(), "no flush without rules")
-	want := conntrackorder.Plan{fSvcIP, fExtIP, fLBIP, fNodePort}
-	if diff := cmp.Diff(want, h.tracker.Pending()); diff != "" {
-		t.Errorf("Pending (-want +got):\n%s", diff)
-	}
-
-	require.NoError(t, h.syncer.Sync(context.Background()))
-	assert.Equal(t, []string{"program", "flush 4"}, h.takeEvents())
-	if diff := cmp.Diff([]conntrackorder.Plan{want}, h.flushed()); diff != "" {
-		t.Errorf("flushed (-want +got):\n%s", diff)
-	}
-}
-
-// TestFailedFlushLosesNothing: a flush that fails leaves its plan pending, merged with what
-// arrived since, each filter once and in flush order.
-func TestFailedFlushLosesNothing(t *testing.T) {
-	h := newSyncHarness()
-	require.NoError(t, h.tracker.SetService(staleUDPService()))
-	require.NoError(t, h.tracker.SetEndpoints(svcName, []netip.AddrPort{epA}))
-	errFlush := errors.New("conntrack: operation not permitted")
-	h.flusher.FailNext(1, errFlush)
-
-	err := h.syncer.Sync(context.Background())
-	require.ErrorIs(t, err, errFlush)
-	assert.EqualError(t, err, "conntrackorder: flush: conntrack: operation not permitted")
-
-	// Meanwhile epA goes and comes back, and the service is deleted.
-	require.NoError(t, h.tracker.SetEndpoints(svcName, nil))
-	require.NoError(t, h.tracker.SetEndpoints(svcName, []netip.AddrPort{epA}))
-	h.tracker.DeleteService(svcName)
-
-	require.NoError(t, h.syncer.Sync(context.Background()))
-	want := []conntrackorder.Plan{concat(conntrackorder.Plan{fSvcIP, fExtIP, fLBIP, fNodePort}, endpointFilters(epA))}
-	if diff := cmp.Diff(want, h.flushed()); diff != "" {
-		t.Errorf("flushed (-want +got):\n%s", diff)
-	}
-	assert.Empty(t, h.tracker.Pending())
-}
-
 // TestDeletedServiceIsCleaned: kube-proxy never cleared the flows of a deleted service
 // (kubernetes#141371); they kept reaching its old backends, or a service that reused the
 // address.
@@ -727,245 +677,6 @@ func TestBadInputChangesNothing(t *testing.T) {
 	}
 }
 
-func TestSyncFlushesOnlyAfterProgramming(t *testing.T) {
-	h := newSyncHarness()
-	require.NoError(t, h.tracker.SetService(staleUDPService()))
-	require.NoError(t, h.tracker.SetEndpoints(svcName, []netip.AddrPort{epA}))
-	require.NoError(t, h.syncer.Sync(context.Background()))
-	assert.Equal(t, []string{"program", "flush 4"}, h.takeEvents())
-}
-
-func TestSyncEmptyPlanDoesNotFlush(t *testing.T) {
-	h := newSyncHarness()
-	require.NoError(t, h.tracker.SetService(staleUDPService()))
-	require.NoError(t, h.syncer.Sync(context.Background()))
-	assert.Equal(t, []string{"program"}, h.takeEvents(), "programs, does not flush")
-	assert.Empty(t, h.flusher.Calls())
-}
-
-// TestSyncUpdatesDuringSyncAreFlushedLater covers filters collected while a Sync runs, also
-// one that is in the snapshot already: it may describe a change the rules just programmed do
-// not have, so it must be flushed after the next programming.
-func TestSyncUpdatesDuringSyncAreFlushedLater(t *testing.T) {
-	h := newSyncHarness()
-	require.NoError(t, h.tracker.SetService(staleUDPService()))
-	require.NoError(t, h.tracker.SetEndpoints(svcName, []netip.AddrPort{epA}))
-	require.NoError(t, h.tracker.SetEndpoints(svcName, []netip.AddrPort{epB}))
-	first := concat(conntrackorder.Plan{fSvcIP, fExtIP, fLBIP, fNodePort}, endpointFilters(epA))
-
-	h.flusher.FailWith(func(context.Context, conntrackorder.Plan) error {
-		// A change arrives after programming, while the flush runs: epB goes, and epA comes
-		// and goes again, which collects epA's filters, already in this plan, once more.
-		require.NoError(t, h.tracker.SetEndpoints(svcName, []netip.AddrPort{epA}))
-		require.NoError(t, h.tracker.SetEndpoints(svcName, nil))
-		return nil
-	})
-	require.NoError(t, h.syncer.Sync(context.Background()))
-	h.flusher.FailWith(nil)
-	if diff := cmp.Diff([]conntrackorder.Plan{first}, h.flushed()); diff != "" {
-		t.Errorf("first flush (-want +got):\n%s", diff)
-	}
-	second := concat(endpointFilters(epA), endpointFilters(epB))
-	if diff := cmp.Diff(second, h.tracker.Pending()); diff != "" {
-		t.Errorf("pending after the first Sync (-want +got):\n%s", diff)
-	}
-
-	require.NoError(t, h.syncer.Sync(context.Background()))
-	if diff := cmp.Diff([]conntrackorder.Plan{second}, h.flushed()); diff != "" {
-		t.Errorf("second flush (-want +got):\n%s", diff)
-	}
-	assert.Empty(t, h.tracker.Pending())
-}
-
-func TestSyncProgramPanicKeepsThePlan(t *testing.T) {
-	h := newSyncHarness()
-	require.NoError(t, h.tracker.SetService(staleUDPService()))
-	require.NoError(t, h.tracker.SetEndpoints(svcName, []netip.AddrPort{epA}))
-	h.onProgram = func() { panic("boom") }
-	assert.PanicsWithValue(t, "boom", func() { _ = h.syncer.Sync(context.Background()) })
-	h.onProgram = nil
-	assert.Len(t, h.tracker.Pending(), 4)
-	require.NoError(t, h.syncer.Sync(context.Background()), "the panic released the Syncer")
-	assert.Empty(t, h.tracker.Pending())
-}
-
-func TestSyncCallsAreSerialized(t *testing.T) {
-	tr := conntrackorder.NewTracker()
-	var running, overlaps, calls atomic.Int32
-	program := func(context.Context) error {
-		if running.Add(1) > 1 {
-			overlaps.Add(1)
-		}
-		calls.Add(1)
-		for i := 0; i < 100; i++ {
-			_ = tr.Pending() // take a little while, without sleeping
-		}
-		running.Add(-1)
-		return nil
-	}
-	s := conntrackorder.NewSyncer(tr, program, conntrackordertest.New())
-	var wg sync.WaitGroup
-	for i := 0; i < 8; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := 0; j < 20; j++ {
-				assert.NoError(t, s.Sync(context.Background()))
-			}
-		}()
-	}
-	wg.Wait()
-	assert.Equal(t, int32(160), calls.Load())
-	assert.Zero(t, overlaps.Load())
-}
-
-func TestSyncWaitingForARunningSyncHonoursTheContext(t *testing.T) {
-	tr := conntrackorder.NewTracker()
-	entered, release := make(chan struct{}), make(chan struct{})
-	s := conntrackorder.NewSyncer(tr, func(context.Context) error {
-		close(entered)
-		<-release
-		return nil
-	}, conntrackordertest.New())
-	done := make(chan error)
-	go func() { done <- s.Sync(context.Background()) }()
-	<-entered
-
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	err := s.Sync(ctx)
-	require.ErrorIs(t, err, context.Canceled)
-	assert.EqualError(t, err, "conntrackorder: sync: context canceled")
-
-	close(release)
-	require.NoError(t, <-done)
-}
-
-func TestSyncWithADoneContextDoesNothing(t *testing.T) {
-	tr := conntrackorder.NewTracker()
-	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "ns/dns:dns", Protocol: conntrackorder.UDP, Port: 53, NodePort: 30053}))
-	require.NoError(t, tr.SetEndpoints("ns/dns:dns", []netip.AddrPort{netip.MustParseAddrPort("10.180.0.1:53")}))
-	programs := 0
-	f := conntrackordertest.New()
-	s := conntrackorder.NewSyncer(tr, func(context.Context) error { programs++; return nil }, f)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	for i := 0; i < 100; i++ { // no Sync is running: a select alone would pick at random
-		require.ErrorIs(t, s.Sync(ctx), context.Canceled)
-	}
-	assert.Zero(t, programs)
-	assert.Empty(t, f.Calls())
-	assert.Len(t, tr.Pending(), 1, "the plan stays pending")
-}
-
-func TestNewSyncerPanicsOnNil(t *testing.T) {
-	tr := conntrackorder.NewTracker()
-	program := func(context.Context) error { return nil }
-	f := conntrackordertest.New()
-	const msg = "conntrackorder: NewSyncer needs a tracker, a program function and a flusher"
-	assert.PanicsWithValue(t, msg, func() { conntrackorder.NewSyncer(nil, program, f) })
-	assert.PanicsWithValue(t, msg, func() { conntrackorder.NewSyncer(tr, nil, f) })
-	assert.PanicsWithValue(t, msg, func() { conntrackorder.NewSyncer(tr, program, nil) })
-}
-
-// TestConcurrentUpdatesDuringSync updates the Tracker from several goroutines while Syncs run,
-// some of them failing. Once the updates stop and one more Sync succeeds, nothing is pending,
-// and every filter the updates collected has been flushed at least once.
-func TestConcurrentUpdatesDuringSync(t *testing.T) {
-	tr := conntrackorder.NewTracker()
-	f := conntrackordertest.New()
-	var n atomic.Int32
-	f.FailWith(func(context.Context, conntrackorder.Plan) error {
-		if n.Add(1)%3 == 0 {
-			return errors.New("conntrack: interrupted")
-		}
-		return nil
-	})
-	s := conntrackorder.NewSyncer(tr, func(context.Context) error { return nil }, f)
-
-	const workers, rounds = 4, 200
-	// Each worker owns one service, so replaying its updates alone on a fresh Tracker
-	// collects the filters it is responsible for.
-	ops := make([][]func(*conntrackorder.Tracker), workers)
-	for w := 0; w < workers; w++ {
-		rnd := rand.New(rand.NewSource(int64(w)))
-		sp := staleUDPService()
-		sp.Name = fmt.Sprintf("ns/svc%d:p", w)
-		sp.ClusterIPs = []netip.Addr{netip.AddrFrom4([4]byte{172, 30, 1, byte(w)})}
-		sp.NodePort = uint16(30000 + w)
-		pool := []netip.AddrPort{epA, epB, netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 1, byte(w), 1}), 80)}
-		for i := 0; i < rounds; i++ {
-			switch rnd.Intn(4) {
-			case 0:
-				sp := sp
-				sp.Port = uint16(80 + rnd.Intn(2))
-				ops[w] = append(ops[w], func(tr *conntrackorder.Tracker) { _ = tr.SetService(sp) })
-			case 1:
-				ops[w] = append(ops[w], func(tr *conntrackorder.Tracker) { tr.DeleteService(sp.Name) })
-			default:
-				var eps []netip.AddrPort
-				for _, e := range pool {
-					if rnd.Intn(2) == 0 {
-						eps = append(eps, e)
-					}
-				}
-				ops[w] = append(ops[w], func(tr *conntrackorder.Tracker) { _ = tr.SetEndpoints(sp.Name, eps) })
-			}
-		}
-	}
-
-	stop := make(chan struct{})
-	syncDone := make(chan struct{})
-	go func() {
-		defer close(syncDone)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				_ = s.Sync(context.Background())
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for _, op := range ops[w] {
-				op(tr)
-				_ = tr.Pending()
-			}
-		}(w)
-	}
-	wg.Wait()
-	close(stop)
-	<-syncDone
-	f.FailWith(nil)
-	require.NoError(t, s.Sync(context.Background()))
-	assert.Empty(t, tr.Pending())
-
-	want := map[conntrackorder.Filter]bool{}
-	for w := 0; w < workers; w++ {
-		replay := conntrackorder.NewTracker()
-		for _, op := range ops[w] {
-			op(replay)
-			for _, flt := range replay.Pending() {
-				want[flt] = true
-			}
-		}
-	}
-	got := map[conntrackorder.Filter]bool{}
-	for _, p := range f.Flushed() {
-		for _, flt := range p {
-			got[flt] = true
-		}
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("filters flushed at least once (-want +got):\n%s", diff)
-	}
-}
-
 // BenchmarkEndpointChangeSync measures one endpoint change and one Sync on a Tracker that
 // holds many UDP services with endpoints. The cost must follow the change, not the number of
 // services: compare the ns/op and allocs/op of the sub-benchmarks.
@@ -1019,47 +730,6 @@ func BenchmarkEndpointChangeSync(b *testing.B) {
 type discard struct{}
 
 func (discard) Flush(context.Context, conntrackorder.Plan) error { return nil }
-
-// TestBadInputToSyncAndNewSyncer: misuse of a Syncer is a clear error, or for a constructor
-// argument a prefixed panic, never a hang or a nil dereference; nothing changes.
-func TestBadInputToSyncAndNewSyncer(t *testing.T) {
-	ctx := context.Background()
-	t.Run("zero Syncer", func(t *testing.T) {
-		var s conntrackorder.Syncer
-		// It used to block forever on a nil channel.
-		assert.EqualError(t, s.Sync(ctx), "conntrackorder: sync: Syncer not made by NewSyncer or NewReconcileSyncer")
-		var nilSyncer *conntrackorder.Syncer
-		assert.EqualError(t, nilSyncer.Sync(ctx), "conntrackorder: sync: Syncer not made by NewSyncer or NewReconcileSyncer")
-	})
-	t.Run("nil context", func(t *testing.T) {
-		tr := conntrackorder.NewTracker()
-		require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "ns/dns:dns", Protocol: conntrackorder.UDP,
-			Port: 53, ClusterIPs: []netip.Addr{netip.MustParseAddr("172.30.0.10")}}))
-		require.NoError(t, tr.SetEndpoints("ns/dns:dns", []netip.AddrPort{netip.MustParseAddrPort("10.180.0.7:53")}))
-		before := tr.Pending()
-		programmed := false
-		f := conntrackordertest.New()
-		for _, s := range []*conntrackorder.Syncer{
-			conntrackorder.NewSyncer(tr, func(context.Context) error { programmed = true; return nil }, f),
-			conntrackorder.NewReconcileSyncer(tr, func(context.Context) error { programmed = true; return nil }, f),
-		} {
-			var noContext context.Context // the bad input under test
-			assert.EqualError(t, s.Sync(noContext), "conntrackorder: sync: nil context")
-		}
-		assert.False(t, programmed, "program ran")
-		assert.Empty(t, f.Calls())
-		assert.Equal(t, before, tr.Pending())
-	})
-	t.Run("typed nil backend", func(t *testing.T) {
-		tr := conntrackorder.NewTracker()
-		program := func(context.Context) error { return nil }
-		var f *conntrackordertest.Flusher
-		assert.PanicsWithValue(t, "conntrackorder: NewSyncer needs a tracker, a program function and a flusher",
-			func() { conntrackorder.NewSyncer(tr, program, f) })
-		assert.PanicsWithValue(t, "conntrackorder: NewReconcileSyncer needs a tracker, a program function and a reconciler",
-			func() { conntrackorder.NewReconcileSyncer(tr, program, f) })
-	})
-}
 
 // TestZeroTrackerIsReady: a zero Tracker collects what a new one does, and works with a
 // Syncer.
@@ -1119,3 +789,484 @@ func TestSetEndpointsRefusesPortZero(t *testing.T) {
 	assert.Error(t, tr.SetEndpoints("ns/other:dns", []netip.AddrPort{netip.MustParseAddrPort("10.180.0.9:0")}),
 		"endpoints of a service port not known yet are checked too")
 }
+
+func udpFlowTo(dst, replySrc string) conntrackorder.Flow {
+	return conntrackorder.Flow{Protocol: conntrackorder.UDP, OrigDst: addrPortOf(dst), ReplySrc: addrPortOf(replySrc)}
+}
+
+func programNothing(context.Context) error { return nil }
+
+// TestNodePortReusedByANewService: A is deleted and C takes its NodePort. "filters for
+// addresses, ports and NodePorts no current UDP service port has" are handed over, so the lost
+// NodePort's filter is covered by C; A's old flow to the NodePort contradicts C, C's does not.
+func TestNodePortReusedByANewService(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{
+		Name: "a", Protocol: protoUDP, Port: 53, ClusterIPs: []netip.Addr{addrOf("198.18.30.10")}, NodePort: 31000,
+	}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53")}))
+	rec := conntrackordertest.New()
+	s := conntrackorder.NewReconcileSyncer(tr, programNothing, rec)
+	require.NoError(t, s.Sync(context.Background()))
+
+	tr.DeleteService("a")
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{
+		Name: "c", Protocol: protoUDP, Port: 54, ClusterIPs: []netip.Addr{addrOf("198.18.30.30")}, NodePort: 31000,
+	}))
+	require.NoError(t, tr.SetEndpoints("c", []netip.AddrPort{addrPortOf("198.18.2.30:54")}))
+	require.NoError(t, s.Sync(context.Background()))
+	last := rec.Calls()[len(rec.Calls())-1]
+	assert.NotContains(t, last.Plan, conntrackorder.Filter{Protocol: protoUDP, DstPort: 31000}, "C's NodePort is covered by the desired state")
+	assert.Contains(t, last.Plan, conntrackorder.Filter{Protocol: protoUDP, OrigDst: addrOf("198.18.30.10"), DstPort: 53})
+	assert.True(t, last.Desired.Contradicts(udpFlowTo("198.18.1.1:31000", "198.18.2.10:53")), "A's flow to the reused NodePort must go")
+	assert.False(t, last.Desired.Contradicts(udpFlowTo("198.18.1.1:31000", "198.18.2.30:54")), "C's flow stays")
+	assert.Nil(t, tr.Pending())
+}
+
+// TestBadInputLeavesTheTrackerAsItWas: "SetService returns an error and changes nothing" and "When
+// nothing changed since the last call, Desired returns the same snapshot": a refused update
+// must leave Pending and the very same Desired snapshot.
+func TestBadInputLeavesTheTrackerAsItWas(t *testing.T) {
+	good := conntrackorder.ServicePort{
+		Name: "a", Protocol: protoUDP, Port: 53, ClusterIPs: []netip.Addr{addrOf("198.18.30.10")},
+		ExternalIPs: []netip.Addr{addrOf("198.18.40.10")}, NodePort: 31000,
+	}
+	badServices := map[string]func(sp *conntrackorder.ServicePort){
+		"mapped external IP": func(sp *conntrackorder.ServicePort) {
+			sp.ExternalIPs = append(sp.ExternalIPs, addrOf("::ffff:198.18.40.11"))
+		},
+		"zoned LB IP":        func(sp *conntrackorder.ServicePort) { sp.LoadBalancerIPs = []netip.Addr{addrOf("fe80::1%eth0")} },
+		"invalid cluster IP": func(sp *conntrackorder.ServicePort) { sp.ClusterIPs = append(sp.ClusterIPs, netip.Addr{}) },
+		"unspecified v6":     func(sp *conntrackorder.ServicePort) { sp.ClusterIPs = []netip.Addr{addrOf("::")} },
+		"port 0":             func(sp *conntrackorder.ServicePort) { sp.Port = 0; sp.ClusterIPs = nil },
+		"protocol 0":         func(sp *conntrackorder.ServicePort) { sp.Protocol = 0 },
+		"protocol 4":         func(sp *conntrackorder.ServicePort) { sp.Protocol = 4 },
+		"empty name":         func(sp *conntrackorder.ServicePort) { sp.Name = "" },
+	}
+	for name, mutate := range badServices {
+		t.Run("SetService/"+name, func(t *testing.T) {
+			tr := conntrackorder.NewTracker()
+			require.NoError(t, tr.SetService(good))
+			require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53")}))
+			wantPending, wantDesired := tr.Pending(), tr.Desired()
+			sp := good
+			sp.ClusterIPs = append([]netip.Addr(nil), good.ClusterIPs...)
+			sp.ExternalIPs = append([]netip.Addr(nil), good.ExternalIPs...)
+			sp.NodePort = 0 // would collect a lost NodePort if applied
+			mutate(&sp)
+			err := tr.SetService(sp)
+			require.Error(t, err)
+			assert.True(t, strings.HasPrefix(err.Error(), "conntrackorder: "), "error %q is not package-prefixed", err)
+			assert.Empty(t, cmp.Diff(wantPending, tr.Pending()))
+			assert.Same(t, wantDesired, tr.Desired(), "a refused SetService changed the desired state")
+		})
+	}
+	badEndpoints := map[string][]netip.AddrPort{
+		"port 0":       {addrPortOf("198.18.2.11:53"), netip.AddrPortFrom(addrOf("198.18.2.12"), 0)},
+		"mapped":       {addrPortOf("[::ffff:198.18.2.11]:53")},
+		"zoned":        {netip.AddrPortFrom(addrOf("fe80::1%eth0"), 53)},
+		"unspecified":  {addrPortOf("0.0.0.0:53")},
+		"invalid addr": {netip.AddrPortFrom(netip.Addr{}, 53)},
+	}
+	for name, eps := range badEndpoints {
+		t.Run("SetEndpoints/"+name, func(t *testing.T) {
+			tr := conntrackorder.NewTracker()
+			require.NoError(t, tr.SetService(good))
+			require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53")}))
+			wantPending, wantDesired := tr.Pending(), tr.Desired()
+			err := tr.SetEndpoints("a", eps) // would make 198.18.2.10 gone if applied
+			require.Error(t, err)
+			assert.True(t, strings.HasPrefix(err.Error(), "conntrackorder: "), "error %q is not package-prefixed", err)
+			assert.Empty(t, cmp.Diff(wantPending, tr.Pending()))
+			assert.Same(t, wantDesired, tr.Desired())
+			assert.False(t, tr.Desired().Contradicts(udpFlowTo("198.18.30.10:53", "198.18.2.10:53")))
+
+			// Refused endpoints for a name not known yet are not kept for later either.
+			require.Error(t, tr.SetEndpoints("later", eps))
+			require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "later", Protocol: protoUDP, Port: 54, ClusterIPs: []netip.Addr{addrOf("198.18.30.11")}}))
+			assert.Empty(t, cmp.Diff(wantPending, tr.Pending()), "refused endpoints reached a later service")
+		})
+	}
+	t.Run("DeleteService unknown", func(t *testing.T) {
+		tr := conntrackorder.NewTracker()
+		require.NoError(t, tr.SetService(good))
+		d := tr.Desired()
+		tr.DeleteService("nope")
+		tr.DeleteService("")
+		assert.Nil(t, tr.Pending())
+		assert.Same(t, d, tr.Desired())
+	})
+}
+
+// TestPendingOrderIsCollectionOrderWithinEachGroup: "first the service-IP filters ..., then the NodePort filters ...,
+// then the endpoint filters ... Within each group, filters keep the order in which they were
+// first collected; ... gone endpoints in ascending address order. Each filter appears once."
+func TestPendingOrderIsCollectionOrderWithinEachGroup(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	// b first, then a: collection order, not name order, decides.
+	require.NoError(t, tr.SetEndpoints("b", []netip.AddrPort{addrPortOf("198.18.2.23:80"), addrPortOf("198.18.2.21:80"), addrPortOf("198.18.2.22:80")}))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{
+		Name: "b", Protocol: protoUDP, Port: 80,
+		ClusterIPs: []netip.Addr{addrOf("198.18.30.20")}, ExternalIPs: []netip.Addr{addrOf("198.18.40.20")},
+		LoadBalancerIPs: []netip.Addr{addrOf("198.18.50.20")}, NodePort: 31002,
+	}))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: conntrackorder.SCTP, Port: 90, ClusterIPs: []netip.Addr{addrOf("198.18.30.10")}, NodePort: 31001}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:90")}))
+	require.NoError(t, tr.SetEndpoints("b", nil)) // all three gone
+	// Re-collecting a pending filter does not move it.
+	require.NoError(t, tr.SetEndpoints("b", []netip.AddrPort{addrPortOf("198.18.2.21:80")}))
+
+	u, sc := conntrackorder.UDP, conntrackorder.SCTP
+	want := conntrackorder.Plan{
+		{Protocol: u, OrigDst: addrOf("198.18.30.20"), DstPort: 80},
+		{Protocol: u, OrigDst: addrOf("198.18.40.20"), DstPort: 80},
+		{Protocol: u, OrigDst: addrOf("198.18.50.20"), DstPort: 80},
+		{Protocol: sc, OrigDst: addrOf("198.18.30.10"), DstPort: 90},
+		{Protocol: u, DstPort: 31002},
+		{Protocol: sc, DstPort: 31001},
+	}
+	for _, ep := range []string{"198.18.2.21", "198.18.2.22", "198.18.2.23"} {
+		want = append(want,
+			conntrackorder.Filter{Protocol: u, OrigDst: addrOf("198.18.30.20"), DstPort: 80, ReplySrc: addrOf(ep)},
+			conntrackorder.Filter{Protocol: u, OrigDst: addrOf("198.18.40.20"), DstPort: 80, ReplySrc: addrOf(ep)},
+			conntrackorder.Filter{Protocol: u, OrigDst: addrOf("198.18.50.20"), DstPort: 80, ReplySrc: addrOf(ep)},
+			conntrackorder.Filter{Protocol: u, DstPort: 31002, ReplySrc: addrOf(ep)},
+		)
+	}
+	assert.Empty(t, cmp.Diff(want, tr.Pending()))
+}
+
+// TestDualStackEndpointFamilies: "when the first endpoints of a family arrive, the
+// service IPs of that family and the NodePort are cleared again", and a gone endpoint collects
+// "for every service IP of the endpoint's family".
+func TestDualStackEndpointFamilies(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{
+		Name: "a", Protocol: protoUDP, Port: 53,
+		ClusterIPs: []netip.Addr{addrOf("198.18.30.10"), addrOf("2001:db8:30::10")}, NodePort: 31000,
+	}))
+	rec := conntrackordertest.New()
+	s := conntrackorder.NewSyncer(tr, programNothing, rec)
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53")}))
+	require.NoError(t, s.Sync(context.Background()))
+
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53"), addrPortOf("[2001:db8:2::10]:53")}))
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		{Protocol: protoUDP, OrigDst: addrOf("2001:db8:30::10"), DstPort: 53},
+		{Protocol: protoUDP, DstPort: 31000},
+	}, tr.Pending()))
+	require.NoError(t, s.Sync(context.Background()))
+
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53")}))
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		{Protocol: protoUDP, OrigDst: addrOf("2001:db8:30::10"), DstPort: 53, ReplySrc: addrOf("2001:db8:2::10")},
+		{Protocol: protoUDP, DstPort: 31000, ReplySrc: addrOf("2001:db8:2::10")},
+	}, tr.Pending()))
+	for _, f := range tr.Pending() {
+		require.NoError(t, f.Validate(), "the Tracker never produces a filter Validate refuses")
+	}
+}
+
+// TestProtocolChangeClearsTheOldProtocol: a UDP service port that becomes SCTP on the same
+// address and port "collects {OrigDst: IP, DstPort: old port} ... (also when its protocol
+// changed)"; the desired state no longer has that UDP destination, so reconcile mode must
+// hand the UDP filter over rather than drop it as covered.
+func TestProtocolChangeClearsTheOldProtocol(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	sp := conntrackorder.ServicePort{Name: "a", Protocol: protoUDP, Port: 53, ClusterIPs: []netip.Addr{addrOf("198.18.30.10")}, NodePort: 31000}
+	require.NoError(t, tr.SetService(sp))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53")}))
+	rec := conntrackordertest.New()
+	s := conntrackorder.NewReconcileSyncer(tr, programNothing, rec)
+	require.NoError(t, s.Sync(context.Background()))
+	sp.Protocol = conntrackorder.SCTP
+	require.NoError(t, tr.SetService(sp))
+	assert.Subset(t, tr.Pending(), conntrackorder.Plan{
+		{Protocol: protoUDP, OrigDst: addrOf("198.18.30.10"), DstPort: 53},
+		{Protocol: protoUDP, DstPort: 31000},
+	})
+	require.NoError(t, s.Sync(context.Background()))
+	last := rec.Calls()[len(rec.Calls())-1]
+	assert.Subset(t, last.Plan, conntrackorder.Plan{
+		{Protocol: protoUDP, OrigDst: addrOf("198.18.30.10"), DstPort: 53},
+		{Protocol: protoUDP, DstPort: 31000},
+	}, "the lost UDP destination must be cleared")
+	assert.False(t, last.Desired.Keeps(udpFlowTo("198.18.30.10:53", "198.18.2.10:53")), "an SCTP port must not keep UDP flows")
+}
+
+// TestMisuseIsRefusedWithAPrefix: the zero or nil Syncer and a nil context return a
+// prefixed error and do nothing; typed-nil backends panic in the constructor with a prefix.
+func TestMisuseIsRefusedWithAPrefix(t *testing.T) {
+	var zero conntrackorder.Syncer
+	var nilSyncer *conntrackorder.Syncer
+	for name, s := range map[string]*conntrackorder.Syncer{"zero": &zero, "nil": nilSyncer} {
+		for _, ctx := range []context.Context{context.Background(), nil} {
+			err := s.Sync(ctx) //nolint:staticcheck // a nil context is the point
+			require.Error(t, err, name)
+			assert.True(t, strings.HasPrefix(err.Error(), "conntrackorder: "), "%s: %q", name, err)
+		}
+	}
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: protoUDP, Port: 53, ClusterIPs: []netip.Addr{addrOf("198.18.30.10")}}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53")}))
+	var programmed atomic.Int32
+	rec := conntrackordertest.New()
+	s := conntrackorder.NewSyncer(tr, func(context.Context) error { programmed.Add(1); return nil }, rec)
+	err := s.Sync(nil) //nolint:staticcheck // a nil context is the point
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "conntrackorder: "), "%q", err)
+	assert.Zero(t, programmed.Load())
+	assert.Empty(t, rec.Calls())
+	assert.NotEmpty(t, tr.Pending())
+
+	panicsWithPrefix := func(name string, fn func()) {
+		t.Helper()
+		defer func() {
+			r := recover()
+			require.NotNil(t, r, "%s did not panic", name)
+			msg, _ := r.(string)
+			if e, ok := r.(error); ok {
+				msg = e.Error()
+			}
+			assert.True(t, strings.HasPrefix(msg, "conntrackorder: "), "%s panicked with %v", name, r)
+		}()
+		fn()
+	}
+	var nilRec *conntrackordertest.Flusher
+	var nilExec *ctexec.Flusher
+	panicsWithPrefix("NewSyncer(typed nil ctexec)", func() { conntrackorder.NewSyncer(tr, programNothing, nilExec) })
+	panicsWithPrefix("NewSyncer(typed nil rec)", func() { conntrackorder.NewSyncer(tr, programNothing, nilRec) })
+	panicsWithPrefix("NewReconcileSyncer(typed nil rec)", func() { conntrackorder.NewReconcileSyncer(tr, programNothing, nilRec) })
+	panicsWithPrefix("NewSyncer(nil tracker)", func() { conntrackorder.NewSyncer(nil, programNothing, rec) })
+	panicsWithPrefix("NewReconcileSyncer(nil program)", func() { conntrackorder.NewReconcileSyncer(tr, nil, rec) })
+}
+
+// TestTrackerCopiesWhatItIsGiven: "A snapshot reflects every change reported before the
+// call, and never a later one": a caller that reuses its slices after SetService and
+// SetEndpoints must not change the Tracker's state behind its back.
+func TestTrackerCopiesWhatItIsGiven(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	ips := []netip.Addr{addrOf("198.18.30.10")}
+	eps := []netip.AddrPort{addrPortOf("198.18.2.10:53")}
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: protoUDP, Port: 53, ClusterIPs: ips, NodePort: 31000}))
+	require.NoError(t, tr.SetEndpoints("a", eps))
+	pending := tr.Pending()
+	ips[0], eps[0] = addrOf("198.18.30.99"), addrPortOf("198.18.2.99:53")
+	assert.Empty(t, cmp.Diff(pending, tr.Pending()))
+	d := tr.Desired()
+	assert.True(t, d.Keeps(udpFlowTo("198.18.30.10:53", "198.18.2.10:53")))
+	assert.False(t, d.Keeps(udpFlowTo("198.18.30.99:53", "198.18.2.99:53")))
+	// Endpoints given for a name that is not known yet are copied too.
+	later := []netip.AddrPort{addrPortOf("198.18.2.20:54")}
+	require.NoError(t, tr.SetEndpoints("b", later))
+	later[0] = addrPortOf("198.18.2.98:54")
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "b", Protocol: protoUDP, Port: 54, ClusterIPs: []netip.Addr{addrOf("198.18.30.20")}}))
+	assert.True(t, tr.Desired().Keeps(udpFlowTo("198.18.30.20:54", "198.18.2.20:54")))
+}
+
+// TestReorderedAndDuplicatedInputCollectsNothing: "Duplicates are ignored", "The order
+// of the addresses matters only for the order of the filters", "Setting a service port to the
+// state it already has collects nothing", and "Each filter appears once".
+func TestReorderedAndDuplicatedInputCollectsNothing(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	sp := conntrackorder.ServicePort{
+		Name: "a", Protocol: protoUDP, Port: 53,
+		ClusterIPs:      []netip.Addr{addrOf("198.18.30.10"), addrOf("2001:db8:30::10")},
+		ExternalIPs:     []netip.Addr{addrOf("198.18.40.10"), addrOf("198.18.30.10")}, // also a ClusterIP
+		LoadBalancerIPs: []netip.Addr{addrOf("198.18.40.10")},
+		NodePort:        31000,
+	}
+	require.NoError(t, tr.SetService(sp))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53"), addrPortOf("198.18.2.10:53"), addrPortOf("[2001:db8:2::10]:53")}))
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		{Protocol: protoUDP, OrigDst: addrOf("198.18.30.10"), DstPort: 53},
+		{Protocol: protoUDP, OrigDst: addrOf("2001:db8:30::10"), DstPort: 53},
+		{Protocol: protoUDP, OrigDst: addrOf("198.18.40.10"), DstPort: 53},
+		{Protocol: protoUDP, DstPort: 31000},
+	}, tr.Pending()))
+	require.NoError(t, conntrackorder.NewSyncer(tr, programNothing, conntrackordertest.New()).Sync(context.Background()))
+
+	re := sp
+	re.ClusterIPs = []netip.Addr{addrOf("2001:db8:30::10"), addrOf("198.18.30.10"), addrOf("2001:db8:30::10")}
+	re.ExternalIPs = []netip.Addr{addrOf("198.18.40.10")}
+	re.LoadBalancerIPs = []netip.Addr{addrOf("198.18.40.10"), addrOf("198.18.40.10")}
+	require.NoError(t, tr.SetService(re))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("[2001:db8:2::10]:53"), addrPortOf("198.18.2.10:53")}))
+	assert.Nil(t, tr.Pending(), "the same state, reordered and with duplicates, collected filters")
+}
+
+// TestEndpointPortChange: "An endpoint is its address and port; one whose port changed
+// has gone." Reconcile mode deletes the flows NATed to the old port and keeps the new ones.
+func TestEndpointPortChange(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: protoUDP, Port: 53, ClusterIPs: []netip.Addr{addrOf("198.18.30.10")}, NodePort: 31000}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53")}))
+	require.NoError(t, conntrackorder.NewSyncer(tr, programNothing, conntrackordertest.New()).Sync(context.Background()))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:5353")}))
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		{Protocol: protoUDP, OrigDst: addrOf("198.18.30.10"), DstPort: 53, ReplySrc: addrOf("198.18.2.10")},
+		{Protocol: protoUDP, DstPort: 31000, ReplySrc: addrOf("198.18.2.10")},
+	}, tr.Pending()))
+	d := tr.Desired()
+	assert.True(t, d.Contradicts(udpFlowTo("198.18.30.10:53", "198.18.2.10:53")))
+	assert.True(t, d.Contradicts(udpFlowTo("198.18.1.1:31000", "198.18.2.10:53")))
+	assert.True(t, d.Keeps(udpFlowTo("198.18.30.10:53", "198.18.2.10:5353")))
+	assert.False(t, d.Contradicts(udpFlowTo("198.18.1.1:31000", "198.18.2.10:5353")))
+}
+
+// TestEndpointsBeforeServiceAndRecreation: endpoints may arrive first, may be withdrawn
+// before the service arrives, and survive DeleteService ("a service re-created under the same
+// name starts with them").
+func TestEndpointsBeforeServiceAndRecreation(t *testing.T) {
+	sp := conntrackorder.ServicePort{Name: "a", Protocol: protoUDP, Port: 53, ClusterIPs: []netip.Addr{addrOf("198.18.30.10")}, NodePort: 31000}
+	t.Run("withdrawn before the service", func(t *testing.T) {
+		tr := conntrackorder.NewTracker()
+		require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53")}))
+		require.NoError(t, tr.SetEndpoints("a", nil))
+		require.NoError(t, tr.SetService(sp))
+		assert.Nil(t, tr.Pending())
+		assert.True(t, tr.Desired().Contradicts(udpFlowTo("198.18.30.10:53", "198.18.2.10:53")), "the service has no endpoints")
+	})
+	t.Run("re-created", func(t *testing.T) {
+		tr := conntrackorder.NewTracker()
+		require.NoError(t, tr.SetService(sp))
+		require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53")}))
+		require.NoError(t, conntrackorder.NewSyncer(tr, programNothing, conntrackordertest.New()).Sync(context.Background()))
+		tr.DeleteService("a")
+		assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+			{Protocol: protoUDP, OrigDst: addrOf("198.18.30.10"), DstPort: 53},
+			{Protocol: protoUDP, DstPort: 31000},
+		}, tr.Pending()))
+		assert.False(t, tr.Desired().Keeps(udpFlowTo("198.18.30.10:53", "198.18.2.10:53")))
+		re := sp
+		re.ClusterIPs = []netip.Addr{addrOf("198.18.30.11")}
+		require.NoError(t, tr.SetService(re))
+		assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+			{Protocol: protoUDP, OrigDst: addrOf("198.18.30.10"), DstPort: 53},
+			{Protocol: protoUDP, OrigDst: addrOf("198.18.30.11"), DstPort: 53},
+			{Protocol: protoUDP, DstPort: 31000},
+		}, tr.Pending()))
+		assert.True(t, tr.Desired().Keeps(udpFlowTo("198.18.30.11:53", "198.18.2.10:53")))
+	})
+}
+
+// TestMultiProtocolServiceOnOneAddress: a UDP and an SCTP service port on the same
+// ClusterIP and port. Reconcile mode hands over "every SCTP filter": the UDP port's presence in
+// the desired state must not make the SCTP filters look covered.
+func TestMultiProtocolServiceOnOneAddress(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	ip := []netip.Addr{addrOf("198.18.30.10")}
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "ns/a:udp", Protocol: protoUDP, Port: 53, ClusterIPs: ip, NodePort: 31000}))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "ns/a:sctp", Protocol: conntrackorder.SCTP, Port: 53, ClusterIPs: ip, NodePort: 31001}))
+	eps := []netip.AddrPort{addrPortOf("198.18.2.10:53")}
+	require.NoError(t, tr.SetEndpoints("ns/a:udp", eps))
+	require.NoError(t, tr.SetEndpoints("ns/a:sctp", eps))
+	rec := conntrackordertest.New()
+	s := conntrackorder.NewReconcileSyncer(tr, programNothing, rec)
+	require.NoError(t, s.Sync(context.Background()))
+	require.NoError(t, tr.SetEndpoints("ns/a:sctp", nil))
+	d1 := tr.Desired()
+	require.NoError(t, s.Sync(context.Background()))
+	last := rec.Calls()[len(rec.Calls())-1]
+	sc := conntrackorder.SCTP
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		{Protocol: sc, OrigDst: addrOf("198.18.30.10"), DstPort: 53, ReplySrc: addrOf("198.18.2.10")},
+		{Protocol: sc, DstPort: 31001, ReplySrc: addrOf("198.18.2.10")},
+	}, last.Plan))
+	assert.Nil(t, tr.Pending())
+	assert.Same(t, d1, tr.Desired(), "a Sync changes no desired state")
+}
+
+// TestUpdateCostDoesNotFollowTheServices: "The cost of an update follows the size of the
+// change, and the cost of Tracker.Pending the number of pending filters, not the number of
+// services held." One service's endpoints flapping, and Pending, allocate as much with 5,000
+// other services held as with 10.
+func TestUpdateCostDoesNotFollowTheServices(t *testing.T) {
+	measure := func(services int) float64 {
+		tr := conntrackorder.NewTracker()
+		for i := 0; i < services; i++ {
+			ip := netip.AddrFrom4([4]byte{198, 18, byte(30 + i/250), byte(1 + i%250)})
+			name := "svc" + string(rune('A'+i%26)) + netip.AddrPortFrom(ip, 0).String()
+			if i == 0 {
+				name = "flapping"
+			}
+			require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: name, Protocol: protoUDP, Port: 53, ClusterIPs: []netip.Addr{ip}, NodePort: uint16(30000 + i%2000)}))
+			require.NoError(t, tr.SetEndpoints(name, []netip.AddrPort{netip.AddrPortFrom(netip.AddrFrom4([4]byte{198, 19, byte(i / 250), byte(1 + i%250)}), 53)}))
+		}
+		require.NoError(t, conntrackorder.NewSyncer(tr, programNothing, conntrackordertest.New()).Sync(context.Background()))
+		a := []netip.AddrPort{addrPortOf("198.18.2.1:53")}
+		b := []netip.AddrPort{addrPortOf("198.18.2.2:53")}
+		flap := func() {
+			require.NoError(t, tr.SetEndpoints("flapping", a))
+			require.NoError(t, tr.SetEndpoints("flapping", b))
+			_ = tr.Pending()
+		}
+		flap()
+		var before, after runtime.MemStats
+		const runs = 20
+		runtime.ReadMemStats(&before)
+		for i := 0; i < runs; i++ {
+			flap()
+		}
+		runtime.ReadMemStats(&after)
+		return float64(after.TotalAlloc-before.TotalAlloc) / runs
+	}
+	small, big := measure(10), measure(5000)
+	t.Logf("bytes per flap and Pending: %v with 10 services, %v with 5000", small, big)
+	assert.Less(t, big, 2*small+4096, "an update's cost grows with the services held: %v bytes with 10, %v with 5000", small, big)
+}
+
+// TestGoneEndpointsInAddressOrderAcrossFamilies: "gone endpoints in ascending address
+// order", each with "every service IP of the endpoint's family, then {DstPort: NodePort,
+// ReplySrc: endpoint IP}", also when the last endpoints of both families go at once.
+func TestGoneEndpointsInAddressOrderAcrossFamilies(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	v4, v6 := addrOf("198.18.30.10"), addrOf("2001:db8:30::10")
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: protoUDP, Port: 53, ClusterIPs: []netip.Addr{v6, v4}, NodePort: 31000}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("[2001:db8:2::1]:53"), addrPortOf("198.18.2.20:53"), addrPortOf("198.18.2.3:53")}))
+	require.NoError(t, conntrackorder.NewSyncer(tr, programNothing, conntrackordertest.New()).Sync(context.Background()))
+	require.NoError(t, tr.SetEndpoints("a", nil))
+	f := func(dst netip.Addr, port uint16, ep string) conntrackorder.Filter {
+		return conntrackorder.Filter{Protocol: protoUDP, OrigDst: dst, DstPort: port, ReplySrc: addrOf(ep)}
+	}
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		f(v4, 53, "198.18.2.3"), f(netip.Addr{}, 31000, "198.18.2.3"),
+		f(v4, 53, "198.18.2.20"), f(netip.Addr{}, 31000, "198.18.2.20"),
+		f(v6, 53, "2001:db8:2::1"), f(netip.Addr{}, 31000, "2001:db8:2::1"),
+	}, tr.Pending()))
+}
+
+// TestLossWithoutEndpoints: a service port that never had endpoints still collects its
+// lost addresses, port and NodePort ("whether or not it had endpoints"), and DeleteService
+// collects for each of its addresses: an un-NATed entry left while it had no endpoints would
+// otherwise catch the next service on that address. TCP collects nothing.
+func TestLossWithoutEndpoints(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	sp := conntrackorder.ServicePort{Name: "a", Protocol: protoUDP, Port: 53, ClusterIPs: []netip.Addr{addrOf("198.18.30.10")}, ExternalIPs: []netip.Addr{addrOf("198.18.40.10")}, NodePort: 31000}
+	require.NoError(t, tr.SetService(sp))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "t", Protocol: conntrackorder.TCP, Port: 53, ClusterIPs: []netip.Addr{addrOf("198.18.30.11")}, NodePort: 31001}))
+	assert.Nil(t, tr.Pending())
+	changed := sp
+	changed.ExternalIPs, changed.NodePort, changed.Port = nil, 31002, 54
+	require.NoError(t, tr.SetService(changed))
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		{Protocol: protoUDP, OrigDst: addrOf("198.18.30.10"), DstPort: 53},
+		{Protocol: protoUDP, OrigDst: addrOf("198.18.40.10"), DstPort: 53},
+		{Protocol: protoUDP, DstPort: 31000},
+	}, tr.Pending()))
+	tr.DeleteService("a")
+	tr.DeleteService("t")
+	assert.Empty(t, cmp.Diff(conntrackorder.Plan{
+		{Protocol: protoUDP, OrigDst: addrOf("198.18.30.10"), DstPort: 53},
+		{Protocol: protoUDP, OrigDst: addrOf("198.18.40.10"), DstPort: 53},
+		{Protocol: protoUDP, OrigDst: addrOf("198.18.30.10"), DstPort: 54},
+		{Protocol: protoUDP, DstPort: 31000},
+		{Protocol: protoUDP, DstPort: 31002},
+	}, tr.Pending()))
+}
+
+var (
+	addrOf     = netip.MustParseAddr
+	addrPortOf = netip.MustParseAddrPort
+	protoUDP   = conntrackorder.UDP
+)

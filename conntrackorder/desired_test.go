@@ -622,3 +622,147 @@ func BenchmarkDesired(b *testing.B) {
 		})
 	}
 }
+
+// TestLostNodePortIsAnotherServicesPortAndExternalIP: service A's lost NodePort is service B's
+// port, reached through B's ExternalIP and LoadBalancerIP as well as its ClusterIP: "It never
+// deletes ... a UDP flow to a
+// service IP and port NATed to one of its serving endpoints, even when a filter selects it".
+func TestLostNodePortIsAnotherServicesPortAndExternalIP(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{
+		Name: "a", Protocol: protoUDP, Port: 53, ClusterIPs: []netip.Addr{addrOf("198.18.30.10")}, NodePort: 31000,
+	}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53")}))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{
+		Name: "b", Protocol: protoUDP, Port: 31000,
+		ClusterIPs:      []netip.Addr{addrOf("198.18.30.20"), addrOf("2001:db8:30::20")},
+		ExternalIPs:     []netip.Addr{addrOf("198.18.40.20")},
+		LoadBalancerIPs: []netip.Addr{addrOf("198.18.50.20")},
+	}))
+	require.NoError(t, tr.SetEndpoints("b", []netip.AddrPort{addrPortOf("198.18.2.20:31000"), addrPortOf("[2001:db8:2::20]:31000")}))
+	rec := conntrackordertest.New()
+	s := conntrackorder.NewReconcileSyncer(tr, programNothing, rec)
+	require.NoError(t, s.Sync(context.Background()))
+
+	tr.DeleteService("a")
+	require.NoError(t, s.Sync(context.Background()))
+	calls := rec.Calls()
+	require.Len(t, calls, 2)
+	last := calls[1]
+	assert.Contains(t, last.Plan, conntrackorder.Filter{Protocol: protoUDP, DstPort: 31000}, "A's lost NodePort must be cleared")
+	for _, f := range []conntrackorder.Flow{
+		udpFlowTo("198.18.30.20:31000", "198.18.2.20:31000"),
+		udpFlowTo("198.18.40.20:31000", "198.18.2.20:31000"),
+		udpFlowTo("198.18.50.20:31000", "198.18.2.20:31000"),
+		udpFlowTo("[2001:db8:30::20]:31000", "[2001:db8:2::20]:31000"),
+	} {
+		assert.True(t, last.Desired.Keeps(f), "B's healthy flow %v must be kept", f)
+		assert.False(t, last.Desired.Contradicts(f), "B's healthy flow %v must not contradict", f)
+	}
+	// A's own old flow to the node's address on 31000 is not kept.
+	assert.False(t, last.Desired.Keeps(udpFlowTo("198.18.1.1:31000", "198.18.2.10:53")))
+}
+
+// TestServiceIPJudgedByItsServicePortAlone: "A destination that is a service IP and port
+// is judged by that service port alone, even if the port is also a NodePort".
+func TestServiceIPJudgedByItsServicePortAlone(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: protoUDP, Port: 31000, ClusterIPs: []netip.Addr{addrOf("198.18.30.10")}}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:31000")}))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "b", Protocol: protoUDP, Port: 80, ClusterIPs: []netip.Addr{addrOf("198.18.30.20")}, NodePort: 31000}))
+	require.NoError(t, tr.SetEndpoints("b", []netip.AddrPort{addrPortOf("198.18.2.20:80")}))
+	d := tr.Desired()
+	tests := []struct {
+		give        conntrackorder.Flow
+		contradicts bool
+		keeps       bool
+	}{
+		{give: udpFlowTo("198.18.30.10:31000", "198.18.2.10:31000"), keeps: true},
+		{give: udpFlowTo("198.18.30.10:31000", "198.18.2.20:80"), contradicts: true},
+		{give: udpFlowTo("198.18.1.1:31000", "198.18.2.20:80")},
+		{give: udpFlowTo("198.18.1.1:31000", "198.18.2.10:31000"), contradicts: true},
+		{give: udpFlowTo("[2001:db8:1::1]:31000", "[2001:db8:1::1]:31000"), contradicts: true}, // un-NATed v6 to the NodePort
+		{give: udpFlowTo("198.18.30.10:31000", "198.18.30.10:31000"), contradicts: true},       // [UNREPLIED]
+		{give: conntrackorder.Flow{Protocol: conntrackorder.TCP, OrigDst: addrPortOf("198.18.30.10:31000"), ReplySrc: addrPortOf("198.18.30.10:31000")}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.contradicts, d.Contradicts(tt.give), "Contradicts(%v)", tt.give)
+		assert.Equal(t, tt.keeps, d.Keeps(tt.give), "Keeps(%v)", tt.give)
+	}
+}
+
+// TestZeroTrackerAndNilDesiredContradictNothing: "The zero value is an empty Tracker, ready to use" and
+// "The zero value and a nil *Desired hold no service and contradict nothing."
+func TestZeroTrackerAndNilDesiredContradictNothing(t *testing.T) {
+	var tr conntrackorder.Tracker
+	assert.Nil(t, tr.Pending())
+	d := tr.Desired()
+	f := udpFlowTo("198.18.30.10:53", "198.18.30.10:53")
+	assert.False(t, d.Contradicts(f))
+	var nilD *conntrackorder.Desired
+	assert.False(t, nilD.Contradicts(f))
+	assert.False(t, nilD.Keeps(f))
+	var zeroD conntrackorder.Desired
+	assert.False(t, zeroD.Contradicts(f))
+	v4, v6 := nilD.Families()
+	assert.False(t, v4 || v6)
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: protoUDP, Port: 53, ClusterIPs: []netip.Addr{addrOf("2001:db8:30::10")}, NodePort: 31000}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("[2001:db8:2::10]:53")}))
+	v4, v6 = tr.Desired().Families()
+	assert.True(t, v4 && v6, "a NodePort counts for both families")
+	assert.NotEmpty(t, tr.Pending())
+}
+
+// TestSharedExternalIPServesEither: "When two service ports claim the same destination, for
+// example one external IP given to two services, a flow to it contradicts only if it serves
+// neither", also when one of them has no endpoints, and Keeps agrees.
+func TestSharedExternalIPServesEither(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: protoUDP, Port: 53, ExternalIPs: []netip.Addr{addrOf("198.18.40.1")}}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53")}))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "b", Protocol: protoUDP, Port: 53, ExternalIPs: []netip.Addr{addrOf("198.18.40.1")}}))
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "c", Protocol: protoUDP, Port: 53, LoadBalancerIPs: []netip.Addr{addrOf("198.18.40.1")}}))
+	require.NoError(t, tr.SetEndpoints("c", []netip.AddrPort{addrPortOf("198.18.2.30:53")}))
+	d := tr.Desired()
+	for _, ep := range []string{"198.18.2.10:53", "198.18.2.30:53"} {
+		f := udpFlowTo("198.18.40.1:53", ep)
+		assert.False(t, d.Contradicts(f), "%v", f)
+		assert.True(t, d.Keeps(f), "%v", f)
+	}
+	assert.True(t, d.Contradicts(udpFlowTo("198.18.40.1:53", "198.18.2.99:53")))
+	assert.True(t, d.Contradicts(udpFlowTo("198.18.40.1:53", "198.18.40.1:53")))
+
+	// A's deletion collects {198.18.40.1, 53}; the destination is still b's and c's, so
+	// reconcile mode judges it by the desired state: c's flow stays, a's goes.
+	rec := conntrackordertest.New()
+	s := conntrackorder.NewReconcileSyncer(tr, programNothing, rec)
+	require.NoError(t, s.Sync(context.Background()))
+	tr.DeleteService("a")
+	require.NoError(t, s.Sync(context.Background()))
+	last := rec.Calls()[len(rec.Calls())-1]
+	assert.True(t, last.Desired.Contradicts(udpFlowTo("198.18.40.1:53", "198.18.2.10:53")))
+	assert.True(t, last.Desired.Keeps(udpFlowTo("198.18.40.1:53", "198.18.2.30:53")))
+}
+
+// TestDesiredAllocatesNothing: "Contradicts costs at most three map lookups and
+// allocates nothing", "Keeps ... allocates nothing".
+func TestDesiredAllocatesNothing(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: protoUDP, Port: 53, ClusterIPs: []netip.Addr{addrOf("198.18.30.10"), addrOf("2001:db8:30::10")}, NodePort: 31000}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{addrPortOf("198.18.2.10:53"), addrPortOf("[2001:db8:2::10]:53")}))
+	d := tr.Desired()
+	flows := []conntrackorder.Flow{
+		udpFlowTo("198.18.30.10:53", "198.18.2.10:53"),
+		udpFlowTo("[2001:db8:30::10]:53", "[2001:db8:30::10]:53"),
+		udpFlowTo("198.18.1.1:31000", "198.18.2.99:53"),
+		udpFlowTo("198.18.99.1:9", "198.18.99.1:9"),
+	}
+	var sink bool
+	allocs := testing.AllocsPerRun(100, func() {
+		for _, f := range flows {
+			sink = sink != d.Contradicts(f)
+			sink = sink != d.Keeps(f)
+		}
+	})
+	assert.Zero(t, allocs)
+}

@@ -2,9 +2,11 @@ package conntrackorder_test
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/safereconcile/safereconcile/conntrackorder"
 )
@@ -87,4 +89,31 @@ func TestFilterValidate(t *testing.T) {
 			assert.EqualError(t, err, tt.want)
 		})
 	}
+}
+
+// TestFilterWords: Filter.String "returns the filter in conntrack(8)'s words", Protocol's
+// String "An unknown value gives protocol(N)", and Validate refuses a bad ReplySrc as it does a
+// bad OrigDst.
+func TestFilterWords(t *testing.T) {
+	assert.Equal(t, "udp orig-dst 172.30.0.41 dport 80", conntrackorder.Filter{Protocol: protoUDP, OrigDst: addrOf("172.30.0.41"), DstPort: 80}.String())
+	assert.Equal(t, "udp dport 31201 dst-nat 10.180.0.1", conntrackorder.Filter{Protocol: protoUDP, DstPort: 31201, ReplySrc: addrOf("10.180.0.1")}.String())
+	assert.Equal(t, "protocol(9)", conntrackorder.Protocol(9).String())
+	assert.Equal(t, "protocol(0)", conntrackorder.Protocol(0).String())
+	assert.Equal(t, "sctp", conntrackorder.SCTP.String())
+	for _, bad := range []conntrackorder.Filter{
+		{Protocol: protoUDP, DstPort: 53, ReplySrc: addrOf("::ffff:10.0.0.1")},
+		{Protocol: protoUDP, DstPort: 53, ReplySrc: addrOf("fe80::1%eth0")},
+		{Protocol: protoUDP, DstPort: 53, ReplySrc: addrOf("0.0.0.0")},
+		{Protocol: conntrackorder.SCTP, OrigDst: addrOf("2001:db8::1"), ReplySrc: addrOf("10.0.0.1")},
+		{Protocol: 0, DstPort: 53},
+		{Protocol: conntrackorder.TCP},
+	} {
+		err := bad.Validate()
+		require.Error(t, err, "%v", bad)
+		assert.True(t, strings.HasPrefix(err.Error(), "conntrackorder: "), "%q", err)
+	}
+	assert.NoError(t, conntrackorder.Filter{Protocol: conntrackorder.TCP, DstPort: 53}.Validate())
+	assert.NoError(t, conntrackorder.Filter{Protocol: protoUDP, ReplySrc: addrOf("2001:db8::1")}.Validate())
+	assert.True(t, conntrackorder.Filter{Protocol: protoUDP, ReplySrc: addrOf("2001:db8::1")}.Is6())
+	assert.False(t, conntrackorder.Filter{Protocol: protoUDP, DstPort: 53}.Is6())
 }

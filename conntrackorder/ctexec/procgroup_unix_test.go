@@ -22,7 +22,7 @@ import (
 // TestFlushKillsTheWrappersChildren runs a stand-in conntrack that, like a wrapper script,
 // starts a child that holds the command's output pipes and outlives it. When ctx is done,
 // Flush must kill the child too and return; killing only the wrapper left Wait blocked on the
-// pipes until the child exited, 5 s against a 200 ms deadline in issue 11.
+// pipes until the child exited, 5 s against a 200 ms deadline before the fix.
 func TestFlushKillsTheWrappersChildren(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "child.pid")

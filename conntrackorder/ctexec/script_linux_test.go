@@ -2,9 +2,8 @@
 
 package ctexec_test
 
-// Hostile tests: each one attacks a sentence of the package documentation, read without the
-// implementation, with a stand-in conntrack(8) script first in $PATH. A test that fails today
-// starts with t.Skip("hostile: fails today: ...").
+// Flush running a real process: a stand-in conntrack(8) script first in $PATH exits, prints,
+// hangs, forks and ignores signals as the real one and its wrappers can.
 
 import (
 	"bufio"
@@ -29,30 +28,30 @@ import (
 )
 
 var (
-	hSvc   = conntrackorder.Filter{Protocol: conntrackorder.UDP, OrigDst: netip.MustParseAddr("172.30.0.41"), DstPort: 80}
-	hNP    = conntrackorder.Filter{Protocol: conntrackorder.UDP, DstPort: 31201}
-	hEP6   = conntrackorder.Filter{Protocol: conntrackorder.UDP, OrigDst: netip.MustParseAddr("fd00:30::41"), DstPort: 80, ReplySrc: netip.MustParseAddr("fd00:180::1")}
-	hWide  = conntrackorder.Filter{Protocol: conntrackorder.UDP} // deletes every UDP flow
-	hNoted = "conntrack v1.4.7 (conntrack-tools): 0 flow entries have been deleted."
+	svcFilter   = conntrackorder.Filter{Protocol: conntrackorder.UDP, OrigDst: netip.MustParseAddr("172.30.0.41"), DstPort: 80}
+	nodePortFilter    = conntrackorder.Filter{Protocol: conntrackorder.UDP, DstPort: 31201}
+	ep6Filter   = conntrackorder.Filter{Protocol: conntrackorder.UDP, OrigDst: netip.MustParseAddr("fd00:30::41"), DstPort: 80, ReplySrc: netip.MustParseAddr("fd00:180::1")}
+	everyUDPFilter  = conntrackorder.Filter{Protocol: conntrackorder.UDP} // deletes every UDP flow
+	nothingDeletedLine = "conntrack v1.4.7 (conntrack-tools): 0 flow entries have been deleted."
 )
 
-// hFake is a stand-in conntrack(8): body is a shell script fragment; every run first appends
+// fakeConntrack is a stand-in conntrack(8): body is a shell script fragment; every run first appends
 // its arguments to the log.
-type hFake struct {
+type fakeConntrack struct {
 	dir, log string
 }
 
-func newHFake(t *testing.T, body string) *hFake {
+func newFakeConntrack(t *testing.T, body string) *fakeConntrack {
 	t.Helper()
 	dir := t.TempDir()
-	f := &hFake{dir: dir, log: filepath.Join(dir, "log")}
+	f := &fakeConntrack{dir: dir, log: filepath.Join(dir, "log")}
 	script := "#!/bin/sh\necho \"$*\" >> " + f.log + "\n" + body + "\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "conntrack"), []byte(script), 0o755))
 	t.Setenv("PATH", dir)
 	return f
 }
 
-func (f *hFake) runs(t *testing.T) []string {
+func (f *fakeConntrack) runs(t *testing.T) []string {
 	t.Helper()
 	b, err := os.ReadFile(f.log)
 	if errors.Is(err, os.ErrNotExist) {
@@ -62,8 +61,8 @@ func (f *hFake) runs(t *testing.T) []string {
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
-// hKillLater kills the process whose pid the script wrote to path, when the test ends.
-func hKillLater(t *testing.T, path string) {
+// killAtCleanup kills the process whose pid the script wrote to path, when the test ends.
+func killAtCleanup(t *testing.T, path string) {
 	t.Cleanup(func() {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -75,25 +74,26 @@ func hKillLater(t *testing.T, path string) {
 	})
 }
 
-// TestHostileExitStatusOne: "Only that line, with a count of exactly 0, makes status 1 a
+// TestExitStatusOne: "Only that line, with a count of exactly 0, makes status 1 a
 // success; any other failure ... is an error that names the filter."
-func TestHostileExitStatusOne(t *testing.T) {
+func TestExitStatusOne(t *testing.T) {
 	tests := []struct {
 		name   string
 		give   string // what the stand-in prints on standard error before exiting 1
 		wantOK bool
 	}{
-		{name: "nothing deleted", give: hNoted, wantOK: true},
+		{name: "nothing deleted", give: nothingDeletedLine, wantOK: true},
 		{name: "ten deleted", give: "conntrack v1.4.7 (conntrack-tools): 10 flow entries have been deleted."},
 		{name: "one hundred deleted", give: "conntrack v1.4.7 (conntrack-tools): 100 flow entries have been deleted."},
 		{name: "permission", give: "conntrack v1.4.7 (conntrack-tools): Operation failed: Operation not permitted"},
 		{name: "silent"},
 		{name: "the line quoted inside another", give: "conntrack: said \"0 flow entries have been deleted.\" but failed"},
+		{name: "an error, then the line", give: "conntrack v1.4.7 (conntrack-tools): Operation failed: Permission denied\n" + nothingDeletedLine},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			newHFake(t, "echo '"+strings.ReplaceAll(tt.give, "'", "'\\''")+"' >&2\nexit 1")
-			err := ctexec.New().Flush(context.Background(), conntrackorder.Plan{hSvc})
+			newFakeConntrack(t, "echo '"+strings.ReplaceAll(tt.give, "'", "'\\''")+"' >&2\nexit 1")
+			err := ctexec.New().Flush(context.Background(), conntrackorder.Plan{svcFilter})
 			if tt.wantOK {
 				assert.NoError(t, err)
 				return
@@ -101,31 +101,31 @@ func TestHostileExitStatusOne(t *testing.T) {
 			require.Error(t, err)
 			var fe *ctexec.FilterError
 			require.ErrorAs(t, err, &fe)
-			assert.Equal(t, hSvc, fe.Filter)
-			assert.Equal(t, ctexec.Args(hSvc), fe.Args)
+			assert.Equal(t, svcFilter, fe.Filter)
+			assert.Equal(t, ctexec.Args(svcFilter), fe.Args)
 			assert.True(t, strings.HasPrefix(err.Error(), "ctexec: conntrack -D -p udp --orig-dst 172.30.0.41 --dport 80: "), "%q", err)
 		})
 	}
 }
 
-// TestHostileNothingDeletedWhileADaemonHoldsThePipes: "Flush returns nil when every command
+// TestNothingDeletedWhileADaemonHoldsThePipes: "Flush returns nil when every command
 // succeeded or deleted nothing", also when a descendant that left the process group keeps
 // the command's output open ("Flush stops waiting for it after half a second").
-func TestHostileNothingDeletedWhileADaemonHoldsThePipes(t *testing.T) {
+func TestNothingDeletedWhileADaemonHoldsThePipes(t *testing.T) {
 	for _, tt := range []struct {
 		name, exit string
 		wantOK     bool
 	}{
 		{name: "status 0", exit: "exit 0", wantOK: true},
-		{name: "status 1 nothing deleted", exit: "echo '" + hNoted + "' >&2; exit 1", wantOK: true},
+		{name: "status 1 nothing deleted", exit: "echo '" + nothingDeletedLine + "' >&2; exit 1", wantOK: true},
 		{name: "status 2", exit: "echo 'conntrack v1.4.7 (conntrack-tools): Bad parameter' >&2; exit 2"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			pidfile := filepath.Join(dir, "daemon.pid")
-			hKillLater(t, pidfile)
-			newHFake(t, "/usr/bin/setsid /bin/sleep 1000 &\necho $! > "+pidfile+"\n"+tt.exit)
-			err := ctexec.New().Flush(context.Background(), conntrackorder.Plan{hSvc})
+			killAtCleanup(t, pidfile)
+			newFakeConntrack(t, "/usr/bin/setsid /bin/sleep 1000 &\necho $! > "+pidfile+"\n"+tt.exit)
+			err := ctexec.New().Flush(context.Background(), conntrackorder.Plan{svcFilter})
 			if tt.wantOK {
 				assert.NoError(t, err)
 			} else {
@@ -136,16 +136,16 @@ func TestHostileNothingDeletedWhileADaemonHoldsThePipes(t *testing.T) {
 	}
 }
 
-// TestHostileCancelWhileADaemonHoldsThePipes: "when ctx is done, the running command's process
+// TestCancelWhileADaemonHoldsThePipes: "when ctx is done, the running command's process
 // group is killed (a wrapper's children too), Flush returns promptly with an error that wraps
 // ctx.Err(), and the remaining filters are not run." The stand-in's own child sleeps in the
 // group; a daemon that left it holds the pipes. If Flush waited for either, it would not return.
-func TestHostileCancelWhileADaemonHoldsThePipes(t *testing.T) {
+func TestCancelWhileADaemonHoldsThePipes(t *testing.T) {
 	dir := t.TempDir()
 	fifo, pidfile := filepath.Join(dir, "started"), filepath.Join(dir, "daemon.pid")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-	hKillLater(t, pidfile)
-	fake := newHFake(t, "/usr/bin/setsid /bin/sleep 1000 &\necho $! > "+pidfile+"\n/bin/sleep 1000 &\necho started > "+fifo+"\nwait")
+	killAtCleanup(t, pidfile)
+	fake := newFakeConntrack(t, "/usr/bin/setsid /bin/sleep 1000 &\necho $! > "+pidfile+"\n/bin/sleep 1000 &\necho started > "+fifo+"\nwait")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -156,42 +156,42 @@ func TestHostileCancelWhileADaemonHoldsThePipes(t *testing.T) {
 		}
 		cancel()
 	}()
-	err := ctexec.New().Flush(ctx, conntrackorder.Plan{hSvc, hNP})
+	err := ctexec.New().Flush(ctx, conntrackorder.Plan{svcFilter, nodePortFilter})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.Canceled)
-	assert.Equal(t, []string{strings.Join(ctexec.Args(hSvc), " ")}, fake.runs(t), "the remaining filter must not run")
+	assert.Equal(t, []string{strings.Join(ctexec.Args(svcFilter), " ")}, fake.runs(t), "the remaining filter must not run")
 }
 
-// TestHostileDoneContextRunsNothing: "when ctx is done ... Flush returns ... an error that
+// TestDoneContextRunsNothing: "when ctx is done ... Flush returns ... an error that
 // wraps ctx.Err(), and the remaining filters are not run": a context that is done before Flush
 // runs none of them.
-func TestHostileDoneContextRunsNothing(t *testing.T) {
-	fake := newHFake(t, "exit 0")
+func TestDoneContextRunsNothing(t *testing.T) {
+	fake := newFakeConntrack(t, "exit 0")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := ctexec.New().Flush(ctx, conntrackorder.Plan{hSvc, hNP})
+	err := ctexec.New().Flush(ctx, conntrackorder.Plan{svcFilter, nodePortFilter})
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Empty(t, fake.runs(t))
 }
 
-// TestHostileRefusedFilterDoesNotStopTheOthers: "A filter that fails Validate is not run. A
+// TestRefusedFilterDoesNotStopTheOthers: "A filter that fails Validate is not run. A
 // command that fails does not stop the others ... one *FilterError per failed filter", in
 // plan order, and with -f ipv6 for IPv6 filters; the zero Flusher works the same.
-func TestHostileRefusedFilterDoesNotStopTheOthers(t *testing.T) {
-	fake := newHFake(t, `case "$*" in *31201*) echo 'conntrack v1.4.7 (conntrack-tools): Operation failed: No buffer space available' >&2; exit 1;; esac
+func TestRefusedFilterDoesNotStopTheOthers(t *testing.T) {
+	fake := newFakeConntrack(t, `case "$*" in *31201*) echo 'conntrack v1.4.7 (conntrack-tools): Operation failed: No buffer space available' >&2; exit 1;; esac
 exit 0`)
 	var zero ctexec.Flusher
-	err := zero.Flush(context.Background(), conntrackorder.Plan{hWide, hSvc, hNP, hEP6})
+	err := zero.Flush(context.Background(), conntrackorder.Plan{everyUDPFilter, svcFilter, nodePortFilter, ep6Filter})
 	require.Error(t, err)
 	errs := multierr.Errors(err)
 	require.Len(t, errs, 2)
 	var refused, failed *ctexec.FilterError
 	require.ErrorAs(t, errs[0], &refused)
 	require.ErrorAs(t, errs[1], &failed)
-	assert.Equal(t, hWide, refused.Filter)
+	assert.Equal(t, everyUDPFilter, refused.Filter)
 	assert.Nil(t, refused.Args)
 	assert.True(t, strings.HasPrefix(refused.Error(), "ctexec: not run: "), "%q", refused)
-	assert.Equal(t, hNP, failed.Filter)
+	assert.Equal(t, nodePortFilter, failed.Filter)
 	assert.Contains(t, failed.Output, "No buffer space available")
 	assert.Equal(t, []string{
 		"-D -p udp --orig-dst 172.30.0.41 --dport 80",
@@ -200,25 +200,25 @@ exit 0`)
 	}, fake.runs(t))
 }
 
-// TestHostileMissingBinaryStopsAtTheFirstFilter: "When the conntrack binary cannot be found,
+// TestMissingBinaryStopsAtTheFirstFilter: "When the conntrack binary cannot be found,
 // Flush stops at the first filter ... an error that names the filter."
-func TestHostileMissingBinaryStopsAtTheFirstFilter(t *testing.T) {
+func TestMissingBinaryStopsAtTheFirstFilter(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	err := ctexec.New().Flush(context.Background(), conntrackorder.Plan{hSvc, hNP})
+	err := ctexec.New().Flush(context.Background(), conntrackorder.Plan{svcFilter, nodePortFilter})
 	require.Error(t, err)
 	assert.Len(t, multierr.Errors(err), 1)
 	assert.ErrorIs(t, err, exec.ErrNotFound)
 	var fe *ctexec.FilterError
 	require.ErrorAs(t, err, &fe)
-	assert.Equal(t, hSvc, fe.Filter)
+	assert.Equal(t, svcFilter, fe.Filter)
 	assert.Contains(t, err.Error(), "172.30.0.41")
 }
 
-// TestHostileOutputIsBounded: FilterError.Output is "standard error, then the start of standard
+// TestOutputIsBounded: FilterError.Output is "standard error, then the start of standard
 // output": a command that floods standard output must not be held whole in the error.
-func TestHostileOutputIsBounded(t *testing.T) {
-	newHFake(t, "echo 'conntrack v1.4.7 (conntrack-tools): Bad parameter' >&2\n/usr/bin/head -c 20000000 /dev/zero | /usr/bin/tr '\\0' x\nexit 2")
-	err := ctexec.New().Flush(context.Background(), conntrackorder.Plan{hSvc})
+func TestOutputIsBounded(t *testing.T) {
+	newFakeConntrack(t, "echo 'conntrack v1.4.7 (conntrack-tools): Bad parameter' >&2\n/usr/bin/head -c 20000000 /dev/zero | /usr/bin/tr '\\0' x\nexit 2")
+	err := ctexec.New().Flush(context.Background(), conntrackorder.Plan{svcFilter})
 	var fe *ctexec.FilterError
 	require.ErrorAs(t, err, &fe)
 	assert.True(t, strings.HasPrefix(fe.Output, "conntrack v1.4.7 (conntrack-tools): Bad parameter"), "%.200q", fe.Output)
@@ -226,9 +226,9 @@ func TestHostileOutputIsBounded(t *testing.T) {
 	assert.Less(t, len(err.Error()), 1<<20)
 }
 
-// TestHostileArgs: Args gives "-D -p <protocol>", then "--orig-dst", "--dport", "--dst-nat",
+// TestArgsOfEveryFilterShape: Args gives "-D -p <protocol>", then "--orig-dst", "--dport", "--dst-nat",
 // and "-f ipv6" if the filter's addresses are IPv6, also when only ReplySrc is set.
-func TestHostileArgs(t *testing.T) {
+func TestArgsOfEveryFilterShape(t *testing.T) {
 	tests := []struct {
 		give conntrackorder.Filter
 		want string
@@ -237,22 +237,22 @@ func TestHostileArgs(t *testing.T) {
 		{give: conntrackorder.Filter{Protocol: conntrackorder.UDP, ReplySrc: netip.MustParseAddr("fd00:180::1")}, want: "-D -p udp --dst-nat fd00:180::1 -f ipv6"},
 		{give: conntrackorder.Filter{Protocol: conntrackorder.UDP, OrigDst: netip.MustParseAddr("fd00:30::41")}, want: "-D -p udp --orig-dst fd00:30::41 -f ipv6"},
 		{give: conntrackorder.Filter{Protocol: conntrackorder.UDP, DstPort: 31201, ReplySrc: netip.MustParseAddr("10.180.0.1")}, want: "-D -p udp --dport 31201 --dst-nat 10.180.0.1"},
-		{give: hEP6, want: "-D -p udp --orig-dst fd00:30::41 --dport 80 --dst-nat fd00:180::1 -f ipv6"},
+		{give: ep6Filter, want: "-D -p udp --orig-dst fd00:30::41 --dport 80 --dst-nat fd00:180::1 -f ipv6"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, strings.Join(ctexec.Args(tt.give), " "))
 	}
 }
 
-// TestHostileCancelKillsAWrapperThatIgnoresSignals: "when ctx is done, the running command's
+// TestCancelKillsAWrapperThatIgnoresSignals: "when ctx is done, the running command's
 // process group is killed (a wrapper's children too)": a wrapper and its child that ignore
 // SIGTERM, SIGINT and SIGHUP die all the same, and Flush returns ctx's error.
-func TestHostileCancelKillsAWrapperThatIgnoresSignals(t *testing.T) {
+func TestCancelKillsAWrapperThatIgnoresSignals(t *testing.T) {
 	dir := t.TempDir()
 	fifo, pidfile := filepath.Join(dir, "started"), filepath.Join(dir, "child.pid")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-	hKillLater(t, pidfile)
-	newHFake(t, "trap '' TERM INT HUP\n/bin/sleep 1000 &\necho $! > "+pidfile+"\necho started > "+fifo+"\nwhile :; do wait; done")
+	killAtCleanup(t, pidfile)
+	newFakeConntrack(t, "trap '' TERM INT HUP\n/bin/sleep 1000 &\necho $! > "+pidfile+"\necho started > "+fifo+"\nwhile :; do wait; done")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -262,7 +262,7 @@ func TestHostileCancelKillsAWrapperThatIgnoresSignals(t *testing.T) {
 		}
 		cancel()
 	}()
-	err := ctexec.New().Flush(ctx, conntrackorder.Plan{hSvc})
+	err := ctexec.New().Flush(ctx, conntrackorder.Plan{svcFilter})
 	require.ErrorIs(t, err, context.Canceled)
 	b, err := os.ReadFile(pidfile)
 	require.NoError(t, err)
@@ -272,15 +272,15 @@ func TestHostileCancelKillsAWrapperThatIgnoresSignals(t *testing.T) {
 	// that survived keeps this loop going until the test times out.
 	for {
 		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil || hZombie(string(stat)) {
+		if err != nil || zombieOf(string(stat)) {
 			break
 		}
 		runtime.Gosched()
 	}
 }
 
-// hZombie reports whether a /proc/<pid>/stat line is of a process that has exited.
-func hZombie(stat string) bool {
+// zombieOf reports whether a /proc/<pid>/stat line is of a process that has exited.
+func zombieOf(stat string) bool {
 	i := strings.LastIndexByte(stat, ')')
 	return i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
 }
