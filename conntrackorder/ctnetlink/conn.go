@@ -25,6 +25,9 @@ type conn struct {
 	kernel unix.SockaddrNetlink // where requests go
 	buf    []byte               // receive buffer
 	req    []byte               // request buffer
+	// batch holds requests queued to be sent in one write, seqs first to last.
+	batch       []byte
+	first, last uint32
 }
 
 // recvBufSize holds the largest batch the kernel puts in one read of a dump (it sizes its
@@ -78,6 +81,99 @@ func (c *conn) send(op uint16, flags uint16, fam uint8, attrs []byte) (uint32, e
 		return 0, err
 	}
 	return c.seq, nil
+}
+
+// batchBytes bounds a batch of queued requests: a write of it costs one round trip instead of
+// one per request, and the kernel's answers to a batch of failures fit the receive buffer.
+const batchBytes = 16 << 10
+
+// queue adds a request like send's to the batch, to be sent by flush, and reports whether the
+// batch is full.
+func (c *conn) queue(op uint16, fam uint8, attrs []byte) (full bool) {
+	c.seq++
+	if len(c.batch) == 0 {
+		c.first = c.seq
+	}
+	c.last = c.seq
+	n := unix.NLMSG_HDRLEN + nl.SizeofNfgenmsg + len(attrs)
+	c.batch = binary.NativeEndian.AppendUint32(c.batch, uint32(n))
+	c.batch = binary.NativeEndian.AppendUint16(c.batch, unix.NFNL_SUBSYS_CTNETLINK<<8|op)
+	c.batch = binary.NativeEndian.AppendUint16(c.batch, unix.NLM_F_REQUEST)
+	c.batch = binary.NativeEndian.AppendUint32(c.batch, c.seq)
+	c.batch = binary.NativeEndian.AppendUint32(c.batch, c.portID)
+	c.batch = append(c.batch, fam, nl.NFNETLINK_V0, 0, 0)
+	c.batch = append(c.batch, attrs...)
+	for len(c.batch)%unix.NLMSG_ALIGNTO != 0 {
+		c.batch = append(c.batch, 0)
+	}
+	return len(c.batch) >= batchBytes
+}
+
+// flush sends the queued requests in one write, the last asking for an acknowledgement, and
+// reads the answers up to it. The kernel answers a request of the batch that failed with an
+// error even without the flag, and before the acknowledgement of a later one. It returns how
+// many requests failed with an error that ignore does not forgive, and the first such error.
+func (c *conn) flush(ignore func(error) bool) (failed int, firstErr error) {
+	if len(c.batch) == 0 {
+		return 0, nil
+	}
+	first, last := c.first, c.last
+	defer func() { c.batch = c.batch[:0] }()
+	// The last request's header: walk the batch to it, and ask for the acknowledgement.
+	off := 0
+	for {
+		l := int(binary.NativeEndian.Uint32(c.batch[off:]))
+		next := off + (l+unix.NLMSG_ALIGNTO-1)&^(unix.NLMSG_ALIGNTO-1)
+		if next >= len(c.batch) {
+			break
+		}
+		off = next
+	}
+	flags := binary.NativeEndian.Uint16(c.batch[off+6:])
+	binary.NativeEndian.PutUint16(c.batch[off+6:], flags|unix.NLM_F_ACK)
+	if err := unix.Sendto(c.fd, c.batch, 0, &c.kernel); err != nil {
+		return int(last - first + 1), err
+	}
+	for {
+		n, _, flags, from, err := unix.Recvmsg(c.fd, c.buf, nil, 0)
+		if err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return failed + 1, err
+		}
+		if flags&unix.MSG_TRUNC != 0 {
+			return failed + 1, fmt.Errorf("netlink message longer than %d bytes", len(c.buf))
+		}
+		if nla, ok := from.(*unix.SockaddrNetlink); !ok || nla.Pid != 0 {
+			continue
+		}
+		done := false
+		err = walkMessages(c.buf[:n], func(typ, _ uint16, seq uint32, payload []byte) error {
+			if seq < first || seq > last || typ != unix.NLMSG_ERROR {
+				return nil
+			}
+			if len(payload) < 4 {
+				return errors.New("short netlink error message")
+			}
+			if errno := int32(binary.NativeEndian.Uint32(payload)); errno != 0 {
+				if err := syscall.Errno(-errno); !ignore(err) {
+					failed++
+					if firstErr == nil {
+						firstErr = err
+					}
+				}
+			}
+			done = done || seq == last
+			return nil
+		})
+		if err != nil {
+			return failed + 1, err
+		}
+		if done {
+			return failed, firstErr
+		}
+	}
 }
 
 // errDone ends receive's loop without an error.

@@ -177,6 +177,12 @@ func (f *Flusher) pass(ctx context.Context, fam family, filter []byte, idx *inde
 	if err != nil {
 		return 0, err
 	}
+	deleted := func(n int, err error) {
+		failed += n
+		if deleteErr == nil {
+			deleteErr = err
+		}
+	}
 	// One dump per family and one matcher for the plan and the desired state: each entry
 	// costs a few map lookups, so the pass costs entries + filters + services, not
 	// entries × filters (kubernetes#135323). netlink v1.3.1's ConntrackDeleteFilters reads
@@ -213,14 +219,13 @@ func (f *Flusher) pass(ctx context.Context, fam family, filter []byte, idx *inde
 		// Delete on the second socket while the first is still being read, as conntrack(8)
 		// -D does through a second handle: the kernel resumes a dump from an entry it has
 		// not sent yet, so deleting entries it has sent skips none (TestReconcileLargeTable
-		// checks it with thousands of deletes in a 100,000-entry dump).
-		if err := f.delete(msg); err != nil {
-			failed++
-			if deleteErr == nil {
-				deleteErr = err
-			}
+		// checks it with thousands of deletes in a 100,000-entry dump). The deletes go in
+		// batches, one round trip for many.
+		if f.queueDelete(msg) {
+			deleted(f.del.flush(gone))
 		}
 	})
+	deleted(f.del.flush(gone))
 	if stopped {
 		return judged, ctx.Err()
 	}
@@ -235,22 +240,19 @@ func (f *Flusher) pass(ctx context.Context, fam family, filter []byte, idx *inde
 	return judged, err
 }
 
-// delete deletes the entry a dump message describes. An entry that is gone already, expired
-// or deleted by someone else, is no error.
-func (f *Flusher) delete(msg []byte) error {
+// queueDelete queues the delete of the entry a dump message describes, and reports whether the
+// batch is full.
+func (f *Flusher) queueDelete(msg []byte) (full bool) {
 	// The message's family, not the dump's: it is the entry's own. Its attributes go back
 	// as the kernel sent them: the tuple identifies the entry, and CTA_ID makes the kernel
 	// refuse (ENOENT) if the tuple now belongs to a newer entry, one the current rules
 	// created after this one was read.
-	seq, err := f.del.send(nl.IPCTNL_MSG_CT_DELETE, unix.NLM_F_ACK, msg[0], msg[nl.SizeofNfgenmsg:])
-	if err == nil {
-		err = f.del.receive(seq, func([]byte) {})
-	}
-	if errors.Is(err, unix.ENOENT) {
-		return nil
-	}
-	return err
+	return f.del.queue(nl.IPCTNL_MSG_CT_DELETE, msg[0], msg[nl.SizeofNfgenmsg:])
 }
+
+// gone reports whether a delete failed only because the entry is gone already: it expired, or
+// someone else deleted it. That is no error.
+func gone(err error) bool { return errors.Is(err, unix.ENOENT) }
 
 // Close closes the netlink sockets. Later calls to [Flusher.Flush] and [Flusher.Reconcile]
 // that would read the table return [ErrClosed]. Close waits for a running call to finish; it always returns nil, and
