@@ -28,10 +28,10 @@ import (
 )
 
 var (
-	svcFilter   = conntrackorder.Filter{Protocol: conntrackorder.UDP, OrigDst: netip.MustParseAddr("172.30.0.41"), DstPort: 80}
-	nodePortFilter    = conntrackorder.Filter{Protocol: conntrackorder.UDP, DstPort: 31201}
-	ep6Filter   = conntrackorder.Filter{Protocol: conntrackorder.UDP, OrigDst: netip.MustParseAddr("fd00:30::41"), DstPort: 80, ReplySrc: netip.MustParseAddr("fd00:180::1")}
-	everyUDPFilter  = conntrackorder.Filter{Protocol: conntrackorder.UDP} // deletes every UDP flow
+	svcFilter          = conntrackorder.Filter{Protocol: conntrackorder.UDP, OrigDst: netip.MustParseAddr("172.30.0.41"), DstPort: 80}
+	nodePortFilter     = conntrackorder.Filter{Protocol: conntrackorder.UDP, DstPort: 31201}
+	ep6Filter          = conntrackorder.Filter{Protocol: conntrackorder.UDP, OrigDst: netip.MustParseAddr("fd00:30::41"), DstPort: 80, ReplySrc: netip.MustParseAddr("fd00:180::1")}
+	everyUDPFilter     = conntrackorder.Filter{Protocol: conntrackorder.UDP} // deletes every UDP flow
 	nothingDeletedLine = "conntrack v1.4.7 (conntrack-tools): 0 flow entries have been deleted."
 )
 
