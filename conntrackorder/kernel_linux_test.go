@@ -919,8 +919,8 @@ func TestKernelReconcileReadsTheFamilyThePlanNeeds(t *testing.T) {
 	requireTableHolds(t, table, []netnstest.Flow{bFlow}, "A's IPv4 flow and B's un-NATed flow must go, B's healthy flow stay")
 }
 
-// insertFlows renders flows for a readable comparison.
-func insertFlows(flows []netnstest.Flow) []string {
+// describeFlows renders flows for a readable comparison.
+func describeFlows(flows []netnstest.Flow) []string {
 	out := make([]string, 0, len(flows))
 	for _, f := range flows {
 		out = append(out, fmt.Sprintf("%s %v>%v reply %v", f.Protocol, f.Src, f.Dst, f.ReplySrc))
@@ -933,7 +933,7 @@ func requireTableHolds(t *testing.T, table *netnstest.Table, want []netnstest.Fl
 	t.Helper()
 	got, err := table.List()
 	require.NoError(t, err)
-	assert.ElementsMatch(t, insertFlows(want), insertFlows(got), msg)
+	assert.ElementsMatch(t, describeFlows(want), describeFlows(got), msg)
 }
 
 type discardFlusher struct{}
