@@ -13,7 +13,24 @@ import (
 // The benchmarks compare one Temporary in a scope with the correct hand-written code it
 // replaces: acquire, then defer a release under context.WithTimeout(context.WithoutCancel(ctx)).
 // Each runs with a release that ignores its context and with one that derives a context of its
-// own, as every cloud SDK call does.
+// own, as every cloud SDK call does:
+//
+//	go test -c -o /tmp/acq.test ./acquire
+//	for i in $(seq 10); do for s in {ignores,derives}-ctx/{hand-written,Run,New-End}; do
+//		/tmp/acq.test -test.run '^$' -test.bench "Release/$s\$" -test.benchmem -test.benchtime 200000x
+//	done; done | grep ^Bench | benchstat /dev/stdin
+//
+// Measured on Linux 6.18, 2 vCPUs (AMD EPYC), load 0.6, each case in its own process,
+// interleaved, 10 rounds, medians (±8-21%):
+//
+//	case         hand-written          Run                        New-End
+//	ignores-ctx  586 ns, 5 allocs      427 ns, 2 allocs (0.73×)   711 ns, 2 allocs (1.21×)
+//	derives-ctx  1736 ns, 12 allocs    1604 ns, 12 allocs (0.92×) 2036 ns, 12 allocs (1.17×)
+//
+// New's runtime.Callers, which End needs to tell runtime.Goexit from a return, costs about
+// 175 ns of New-End's difference. Under callgrind (GOGC=off GODEBUG=asyncpreemptoff=1) Run
+// takes 1860 against 3230 instructions (0.58×) when the release ignores its context and 8080
+// against 8090 (1.00×) when it derives one.
 
 var (
 	benchAcquire = func(context.Context) (int, error) { return 7, nil }

@@ -27,7 +27,9 @@ const keptEntries = 16
 // writers.
 //
 // On corev1.ResourceList deltas NonZero makes as many allocations as Kubernetes' RemoveZeros,
-// or fewer when more than 8 entries survive, in at most the same time.
+// or fewer when more than 8 entries survive. It takes 0.6× to 0.8× RemoveZeros' time where
+// many entries survive, and up to about 1.1× where few do: each IsZero is a call through the
+// type parameter, which RemoveZeros, written for the one type, inlines.
 func NonZero[L ~map[K]V, K comparable, V any, P interface {
 	*V
 	IsZero() bool

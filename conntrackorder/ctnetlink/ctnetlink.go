@@ -102,8 +102,8 @@ func (f *Flusher) Flush(ctx context.Context, plan conntrackorder.Plan) error {
 // The cost is linear: building the plan's sets costs the plan's size, and each entry of the
 // table costs one lookup per filter shape in the plan (at most seven) and at most three for
 // the desired state, whatever the number of filters and services. The table is read message
-// by message and never held: memory does not grow with the table. Each deleted entry costs
-// one netlink round trip.
+// by message and never held: memory does not grow with the table. Deletes are sent in
+// batches, one netlink round trip for many.
 //
 // Reconcile refuses a bad plan before it touches the table, like Flush. An empty plan with a
 // desired state that contradicts nothing does nothing. ctx is handled as by Flush. When an
@@ -195,7 +195,7 @@ func (f *Flusher) pass(ctx context.Context, fam family, filter []byte, idx *inde
 		}
 		select {
 		case <-done:
-			// Each match costs a delete round trip; stop those, and read the rest of
+			// Each match costs a delete; stop those, and read the rest of
 			// the dump without judging it, so that the socket stays usable.
 			stopped = true
 			return

@@ -735,11 +735,11 @@ func (f desiredFilter) MatchConntrackFlow(flow *netlink.ConntrackFlow) bool {
 //
 //	go test -run '^$' -bench Reconcile100k -benchmem -count 5 ./conntrackorder/ctnetlink/
 //
-// Measured on Linux 6.18, 2 vCPUs shared with six other builds (AMD EPYC), count 5:
-// stream 1.06-1.31 s/op, 3.8 B allocated and 0.9-3.7 B peak RSS per entry; netlink-dump
-// 4.1-10.5 s/op, 937 B allocated and 550-574 B peak RSS per entry. An earlier run on a quieter
-// machine had stream at 130-160 ms and netlink-dump at 500-750 ms; another measured stream at
-// about 280 ms. The ratios hold; the absolute times follow the machine's load.
+// Measured on Linux 6.18, 2 vCPUs (AMD EPYC), load 1.2, count 5, medians: stream 343 ms/op,
+// 1.1 B allocated and 0.8 B peak RSS per entry, 1245 allocs; bare-dump 327 ms/op (0.95×),
+// 1.0 B and 0.7 B per entry; netlink-dump 602 ms/op (1.76×), 937 B allocated and 556 B peak
+// RSS per entry. The stream does what the bare dump does and deletes 2,000 entries besides;
+// batching the deletes (16 KiB to a write) brought it from 1.4× the bare dump to 1.05×.
 func BenchmarkReconcile100k(b *testing.B) {
 	netnstest.Require(b)
 	const n = 100000

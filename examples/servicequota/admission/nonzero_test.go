@@ -67,7 +67,31 @@ var sink corev1.ResourceList
 // (k8s.io/apiserver/pkg/quota/v1), which ranges over the list and copies the entries that are
 // not zero into corev1.ResourceList{}, on deltas of 3, 10 and 50 entries. Allocations: as
 // many for NonZero while at most 8 entries survive, and fewer beyond, where RemoveZeros grows
-// its map and NonZero has made it at its final size.
+// its map and NonZero has made it at its final size:
+//
+//	go test -c -o /tmp/nz.test ./examples/servicequota/admission
+//	for i in $(seq 8); do for s in service-create-3 pod-create-10 pod-resize-10 pvc-create-50 pvc-every-class-50; do
+//		for side in RemoveZeros NonZero; do
+//			/tmp/nz.test -test.run '^$' -test.bench "NonZero/$s/$side\$" -test.benchmem -test.benchtime 200000x
+//		done
+//	done; done | grep ^Bench | benchstat /dev/stdin
+//
+// Measured on Linux 6.18, 2 vCPUs (AMD EPYC), load 1.0, each case in its own process,
+// interleaved, 8 rounds, medians (±12-32%), RemoveZeros then NonZero:
+//
+//	service-create-3     648 ns, 2 allocs   665 ns, 2 allocs (1.03×)
+//	pod-create-10        2403 ns, 5 allocs  1839 ns, 4 allocs (0.77×)
+//	pod-resize-10        830 ns, 2 allocs   933 ns, 2 allocs (1.12×)
+//	pvc-create-50        1358 ns, 2 allocs  1369 ns, 2 allocs (1.01×)
+//	pvc-every-class-50   11.4 µs, 9 allocs  6.9 µs, 4 allocs (0.60×)
+//
+// Where few entries survive NonZero cannot go below RemoveZeros: each IsZero is an indirect
+// call through the type parameter's dictionary, on a copy that escapes for that reason (it
+// lives in a pool so as not to cost an allocation), where RemoveZeros inlines
+// Quantity.IsZero on a local. A constraint with a value-receiver IsZero would not escape,
+// but resource.Quantity's IsZero has a pointer receiver; a func(V) bool argument is an
+// indirect call too. Only a function written for corev1.ResourceList, which is RemoveZeros,
+// avoids both.
 func BenchmarkNonZero(b *testing.B) {
 	for _, d := range []struct {
 		name string
