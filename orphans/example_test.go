@@ -63,3 +63,4 @@ func ExampleTracker_Run() {
 	// released k8s-ilb-a1b2
 	// <nil> 0 []
 }
+
