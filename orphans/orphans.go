@@ -77,9 +77,10 @@ type Kind struct {
 // Each [Tracker.Run] records at most one Event per outcome on the object: releases that
 // failed, recorded orphans that failed again, recorded orphans released, records not owned,
 // orphans not recorded. Each note counts its orphans and names the first few. The Event's
-// related object is the object at the resourceVersion of its record, so that client-go, which
-// folds Events of one type, reason, action, regarding and related object into a series that
-// keeps the first note, folds only reports of one and the same record.
+// related object is the object at the resourceVersion the reconcile read, which every write
+// of the record changes, so that client-go, which folds Events of one type, reason, action,
+// regarding and related object into a series that keeps the first note, folds only reports
+// of one and the same record.
 type Tracker struct {
 	client   client.Client
 	reader   client.Reader
@@ -311,13 +312,14 @@ func (t *Tracker) orphaned(ctx context.Context, obj client.Object, r *run, oe *l
 	r.mu.Unlock()
 }
 
-// finish writes the run's records, or keeps them in memory, and reports the run in Events.
+// finish reports the run in Events and writes its records, or keeps them in memory.
 // It returns the write's error, what is recorded on obj afterwards, and what is held in memory.
 func (t *Tracker) finish(ctx context.Context, obj client.Object, r *run) (werr error, final, held []Record) {
 	r.mu.Lock()
 	r.closed = true
 	added := r.added
 	r.mu.Unlock()
+	t.reportRun(obj, r)
 	uid := obj.GetUID()
 	added = append(t.takePending(uid), added...)
 
@@ -333,7 +335,7 @@ func (t *Tracker) finish(ctx context.Context, obj client.Object, r *run) (werr e
 		t.setRecorded(uid, final)
 	}
 	t.keepPending(uid, held)
-	t.reportRun(obj, r, held, werr)
+	t.reportHeld(obj, held, werr)
 	return werr, final, held
 }
 

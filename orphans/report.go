@@ -134,14 +134,16 @@ func truncateNote(note string) string {
 	return note[:cut] + "…"
 }
 
-// reportRun records the Events of one run: at most one per outcome.
+// reportRun records the Events of one run's releases and retries: at most one per outcome.
+// It runs before the write, so that a process killed during the write has told the operator.
 //
 // client-go's events.k8s.io broadcaster folds Events with the same type, reason, action,
 // regarding and related object into one series that keeps the first Event's note, so that a
 // note per orphan would show one orphan and a count. Each outcome is therefore one Event that
-// names its orphans, and its related object is obj at the resourceVersion of the record it
-// reports: reports about one record fold into a series, reports about different records do not.
-func (t *Tracker) reportRun(obj client.Object, r *run, held []Record, werr error) {
+// names its orphans, and its related object is obj at the resourceVersion the run read, which
+// every write of the record changes: reports about one record fold into a series, reports
+// about different records do not.
+func (t *Tracker) reportRun(obj client.Object, r *run) {
 	r.mu.Lock()
 	orphans := r.orphans
 	refused := len(r.refused)
@@ -166,6 +168,10 @@ func (t *Tracker) reportRun(obj client.Object, r *run, held []Record, werr error
 			"Recorded orphans that this controller does not release for this object (%d): %s; remove them from %s once they are gone",
 			len(r.notOurs), listNames(recordNames(r.notOurs)), t.key)))
 	}
+}
+
+// reportHeld records the Event of the orphans held in memory after a write.
+func (t *Tracker) reportHeld(obj client.Object, held []Record, werr error) {
 	if len(held) > 0 {
 		why := "the record is at its budget"
 		if werr != nil {
