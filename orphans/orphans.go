@@ -322,6 +322,14 @@ func (t *Tracker) finish(ctx context.Context, obj client.Object, r *run) (werr e
 	t.reportRun(obj, r)
 	uid := obj.GetUID()
 	added = append(t.takePending(uid), added...)
+	if len(r.recs) == 0 && len(added) == 0 && !controllerutil.ContainsFinalizer(obj, t.key) {
+		// The happy path: nothing was recorded and nothing is to be; write checks the same
+		// and makes no request, but costs a context, a timer and an encoding to find out.
+		if _, annotated := obj.GetAnnotations()[t.key]; !annotated {
+			t.setRecorded(uid, nil) // another writer may have removed what this process counted
+			return nil, nil, nil
+		}
+	}
 
 	// The write makes the run's orphans durable, so it must happen even when ctx is done: a
 	// manager that stops cancels every reconcile's context, and the process is about to
