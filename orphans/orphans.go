@@ -220,7 +220,7 @@ func (t *Tracker) Run(ctx context.Context, obj client.Object, fn func(ctx contex
 		listErr("recorded orphan not owned", "recorded orphans not owned", r.notOwnedErrors(obj)),
 		werr)
 	if len(final)+len(held) > 0 {
-		msg := "on " + key(obj)
+		msg := "on " + objName(obj)
 		if len(final) > 0 {
 			msg += fmt.Sprintf(" (%d): %s", len(final), listNames(recordNames(final)))
 		}
@@ -267,7 +267,7 @@ func (r *run) fnError(err error) error {
 func (r *run) notOwnedErrors(obj client.Object) []error {
 	errs := make([]error, len(r.notOurs))
 	for i, rec := range r.notOurs {
-		errs[i] = fmt.Errorf("orphans: %s: recorded orphan %s is not owned by this controller", key(obj), rec.Name)
+		errs[i] = fmt.Errorf("orphans: %s: recorded orphan %s is not owned by this controller", objName(obj), rec.Name)
 	}
 	return errs
 }
@@ -355,7 +355,7 @@ func (t *Tracker) records(ctx context.Context, obj client.Object) ([]Record, err
 	}
 	recs, err := decodeRecords(t.key, value)
 	if err != nil {
-		err = fmt.Errorf("%s: %w", key(obj), err)
+		err = fmt.Errorf("%s: %w", objName(obj), err)
 		t.event(obj, corev1.EventTypeWarning, ReasonRecordInvalid, ActionReadRecord, truncateNote(fmt.Sprintf(
 			"Orphan record %s cannot be read, so nothing is retried or recorded until it is repaired: %v", t.key, err)))
 		// Run returns err, and the reconciler's caller logs it at error level.
@@ -414,7 +414,7 @@ func (t *Tracker) write(ctx context.Context, obj client.Object, cur, released, a
 			// server and merge into what is there now: their records stay, ours are added,
 			// and only the exact records this run released are dropped.
 			if err := t.reader.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-				failed = fmt.Errorf("orphans: record orphans on %s: reread after a conflict: %w", key(obj), err)
+				failed = fmt.Errorf("orphans: record orphans on %s: reread after a conflict: %w", objName(obj), err)
 				return failed
 			}
 			var err error
@@ -443,7 +443,7 @@ func (t *Tracker) write(ctx context.Context, obj client.Object, cur, released, a
 	case failed != nil:
 		return nil, nil, failed
 	default:
-		return nil, nil, fmt.Errorf("orphans: record orphans on %s: %w", key(obj), err)
+		return nil, nil, fmt.Errorf("orphans: record orphans on %s: %w", objName(obj), err)
 	}
 }
 
@@ -571,7 +571,8 @@ func (t *Tracker) Forget(uid types.UID) {
 	t.setPendingLocked(uid, nil)
 }
 
-func key(obj client.Object) string {
+// objName returns obj's namespace/name, or its name when it has no namespace.
+func objName(obj client.Object) string {
 	if ns := obj.GetNamespace(); ns != "" {
 		return ns + "/" + obj.GetName()
 	}
