@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -62,4 +63,52 @@ func ExampleTracker_Run() {
 	// released k8s-ilb-a1b2
 	// released k8s-ilb-a1b2
 	// <nil> 0 []
+}
+
+// A controller that owns its kind's status reports the orphans there too, and writes the
+// status only when the condition changes. (A Service stands in for such a kind here.)
+func ExampleTracker_Condition() {
+	ctx := context.Background()
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "a1b2", Generation: 3}}
+	c := fake.NewClientBuilder().WithObjects(svc).WithStatusSubresource(svc).Build()
+	_ = c.Get(ctx, client.ObjectKeyFromObject(svc), svc)
+	cloudDown := true
+	tracker := orphans.New(c, events.NewFakeRecorder(10), map[string]orphans.Kind{
+		"address": {
+			Release: func(context.Context, string) error {
+				if cloudDown {
+					return errors.New("cloud: 503 backend unavailable")
+				}
+				return nil
+			},
+			Owns: func(obj client.Object, id string) bool { return id == "k8s-ilb-"+string(obj.GetUID()) },
+		},
+	})
+	reconcile := func() {
+		_ = tracker.Run(ctx, svc, func(ctx context.Context, s *acquire.Scope) error {
+			s.Defer("address/k8s-ilb-"+string(svc.UID), func(ctx context.Context) error {
+				if cloudDown {
+					return errors.New("cloud: 503 backend unavailable")
+				}
+				return nil
+			})
+			return nil
+		})
+		cond := tracker.Condition(svc)
+		if meta.SetStatusCondition(&svc.Status.Conditions, cond) {
+			_ = c.Status().Update(ctx, svc)
+			fmt.Printf("wrote %s=%s %s: %s\n", cond.Type, cond.Status, cond.Reason, cond.Message)
+		} else {
+			fmt.Println("condition unchanged: no write")
+		}
+	}
+
+	reconcile()
+	reconcile()
+	cloudDown = false
+	reconcile()
+	// Output:
+	// wrote OrphansReleased=False ReleaseFailed: Orphans recorded in orphans.safereconcile.io/orphans and retried on every reconcile (1): address/k8s-ilb-a1b2
+	// condition unchanged: no write
+	// wrote OrphansReleased=True Released: No orphans recorded in orphans.safereconcile.io/orphans
 }

@@ -7,8 +7,10 @@ import (
 
 // The metrics every Tracker reports, registered on controller-runtime's registry
 // ([ctrlmetrics.Registry]) and so served on the manager's metrics endpoint. Their labels are
-// the tracker's controller name and the orphan's kind (see lease.OrphanError.Kind); never a
-// resource name, which would give every orphan a series of its own.
+// "controller", the tracker's controller name, and "kind", the orphan's kind (see
+// lease.OrphanError.Kind); safereconcile_orphan_retries_total has a third, "result":
+// "released", "failed" or "skipped". Never a resource name, which would give every orphan a
+// series of its own.
 var (
 	orphansTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "safereconcile_orphans_total",
@@ -24,8 +26,13 @@ var (
 		Name: "safereconcile_orphans_recorded",
 		Help: "Orphans recorded on the objects this process reconciled, as of their latest reconcile.",
 	}, []string{"controller", "kind"})
+
+	unrecordedGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "safereconcile_orphans_unrecorded",
+		Help: "Orphans this process holds in memory, not yet recorded on their object: the record was at its budget, or the write failed. The object's next reconcile in this process records them as room allows.",
+	}, []string{"controller", "kind"})
 )
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(orphansTotal, retriesTotal, recordedGauge)
+	ctrlmetrics.Registry.MustRegister(orphansTotal, retriesTotal, recordedGauge, unrecordedGauge)
 }

@@ -16,12 +16,16 @@ type Option interface {
 	apply(*config)
 }
 
+// DefaultWriteTimeout bounds the write of a record when no [WriteTimeout] is given.
+const DefaultWriteTimeout = 10 * time.Second
+
 type config struct {
-	controller string
-	reader     client.Reader
-	timeout    time.Duration
-	conflicts  int
-	now        func() time.Time
+	controller   string
+	reader       client.Reader
+	timeout      time.Duration
+	writeTimeout time.Duration
+	conflicts    int
+	now          func() time.Time
 }
 
 type optionFunc func(*config)
@@ -53,6 +57,17 @@ func ReleaseTimeout(d time.Duration) Option {
 		panic(fmt.Sprintf("orphans: ReleaseTimeout(%v): the timeout must be positive", d))
 	}
 	return optionFunc(func(c *config) { c.timeout = d })
+}
+
+// WriteTimeout bounds the write of a run's record to d, from the first attempt to the last
+// reread after a conflict. The write runs under [context.WithoutCancel] of the reconcile's
+// context, so that a reconcile cancelled by a shutdown still records its orphans, and this is
+// its deadline. WriteTimeout panics when d is not positive.
+func WriteTimeout(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("orphans: WriteTimeout(%v): the timeout must be positive", d))
+	}
+	return optionFunc(func(c *config) { c.writeTimeout = d })
 }
 
 // ConflictRetries sets how many times a write that conflicts with another writer is retried

@@ -19,9 +19,15 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/safereconcile/safereconcile/acquire"
 	"github.com/safereconcile/safereconcile/orphans"
@@ -212,18 +218,50 @@ type logSink struct {
 	entries []logEntry
 }
 
+// A logEntry is one line: an error-level one when isError, else an info one at level.
 type logEntry struct {
-	msg string
-	err error
-	kv  []any
+	isError bool
+	level   int
+	msg     string
+	err     error
+	kv      []any
 }
 
-func (l *logSink) Init(logr.RuntimeInfo)                  {}
-func (l *logSink) Enabled(int) bool                       { return true }
-func (l *logSink) WithValues(...any) logr.LogSink         { return l }
-func (l *logSink) WithName(string) logr.LogSink           { return l }
-func (l *logSink) Info(_ int, msg string, kv ...any)      { l.add(logEntry{msg, nil, kv}) }
-func (l *logSink) Error(err error, msg string, kv ...any) { l.add(logEntry{msg, err, kv}) }
+func (l *logSink) Init(logr.RuntimeInfo)          {}
+func (l *logSink) Enabled(int) bool               { return true }
+func (l *logSink) WithValues(...any) logr.LogSink { return l }
+func (l *logSink) WithName(string) logr.LogSink   { return l }
+func (l *logSink) Info(level int, msg string, kv ...any) {
+	l.add(logEntry{level: level, msg: msg, kv: kv})
+}
+func (l *logSink) Error(err error, msg string, kv ...any) {
+	l.add(logEntry{isError: true, msg: msg, err: err, kv: kv})
+}
+
+// text returns everything the entry says: its message, its error and its values.
+func (e logEntry) text() string {
+	s := e.msg
+	if e.err != nil {
+		s += " " + e.err.Error()
+	}
+	for _, v := range e.kv {
+		s += " " + fmt.Sprint(v)
+	}
+	return s
+}
+
+// errorsNaming returns the error-level entries that mention s anywhere.
+func (l *logSink) errorsNaming(s string) []logEntry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []logEntry
+	for _, e := range l.entries {
+		if e.isError && strings.Contains(e.text(), s) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 func (l *logSink) add(e logEntry) {
 	l.mu.Lock()
@@ -242,4 +280,62 @@ func (l *logSink) with(msg string) []logEntry {
 		}
 	}
 	return out
+}
+
+// startController runs a controller-runtime controller of the fixture's ConfigMaps on a
+// manager of its own, with a tracker from [orphans.NewForManager], controller-runtime's
+// default panic recovery stated explicitly, and the fixture's log sink as the manager's
+// logger. reconcile gets each ConfigMap as read from the cache. The returned stop cancels the
+// manager's context and waits until it has stopped, its reconciles included.
+func (f *fixture) startController(reconcileFn func(ctx context.Context, tr *orphans.Tracker, cm *corev1.ConfigMap) error) (tr *orphans.Tracker, stop func()) {
+	mgr, err := ctrl.NewManager(f.cfg, ctrl.Options{
+		Logger:                 logr.New(f.logs),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{f.ns: {}}},
+	})
+	require.NoError(f.t, err)
+	tr = orphans.NewForManager(mgr, f.name, f.kinds())
+	err = ctrl.NewControllerManagedBy(mgr).Named(f.name).For(&corev1.ConfigMap{}).
+		WithOptions(controller.Options{RecoverPanic: ptr.To(true), SkipNameValidation: ptr.To(true)}).
+		Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			cm := &corev1.ConfigMap{}
+			if err := mgr.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
+				return reconcile.Result{}, client.IgnoreNotFound(err)
+			}
+			return reconcile.Result{}, reconcileFn(ctx, tr, cm)
+		}))
+	require.NoError(f.t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			require.NoError(f.t, <-done)
+		})
+	}
+	f.t.Cleanup(stop)
+	return tr, stop
+}
+
+// acquireN acquires the resources "address/<obj uid>-<suffix>" in s, each released through
+// the fixture's cloud.
+func (f *fixture) acquireN(s *acquire.Scope, obj client.Object, suffixes ...string) error {
+	for _, sfx := range suffixes {
+		id := string(obj.GetUID()) + "-" + sfx
+		if _, err := acquire.Temporary(s, "address/"+id,
+			func(context.Context) (string, error) { f.cloud.reserve(id); return id, nil },
+			f.cloud.release); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// await fails the test unless cond holds within timeout.
+func (f *fixture) await(what string, timeout time.Duration, cond func() bool) {
+	f.t.Helper()
+	require.Eventually(f.t, cond, timeout, 50*time.Millisecond, what)
 }

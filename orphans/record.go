@@ -23,22 +23,30 @@ const KeyPrefix = "orphans.safereconcile.io/"
 //     A person may read it, and may remove an entry by hand once the resource is known to be
 //     gone; an object without it has no orphans recorded by that controller;
 //   - the finalizer that holds the object's deletion while anything is recorded, added in the
-//     write that records the first orphan and removed in the one that removes the last.
+//     write that records the first orphan (unless the deletion has already begun: the API
+//     server refuses new finalizers then) and removed in the one that removes the last.
 //
 // Each controller has its own key, so that two controllers of one object never read, retry or
 // block on each other's records.
 func Key(controller string) string { return KeyPrefix + controller }
 
-// maxErrorLen bounds the error text kept in a record: an annotation lives in etcd with the
-// object, and all of an object's annotations together are limited to 256 KiB.
+// maxErrorLen bounds the error text kept in a record, and each error text of a note or of
+// Run's error.
 const maxErrorLen = 256
+
+// RecordBudget is the most bytes a tracker's record (the value of its annotation [Key]) takes
+// on one object: an eighth of the limit the API server puts on all of an object's annotations
+// together, so that the object's other writers keep the rest. A record that is at its budget
+// takes no new orphan; see [Tracker.Run] for where those go.
+const RecordBudget = 32 << 10
 
 // A Record is one orphan recorded on an object: a resource whose release failed and that a
 // later reconcile must release by name.
 type Record struct {
 	// Name is the lease's name, "<kind>/<id>" (see lease.New): it identifies the resource.
 	Name string `json:"name"`
-	// Error is the failure that orphaned it, truncated to a few hundred bytes.
+	// Error is the failure that orphaned it, truncated to a few hundred bytes so that the
+	// record's budget holds many orphans.
 	Error string `json:"error,omitempty"`
 	// Since is when the orphan was first recorded, in UTC, to the second.
 	Since time.Time `json:"since"`
@@ -74,7 +82,7 @@ func decodeRecords(key, value string) ([]Record, error) {
 	return recs, nil
 }
 
-// encodeRecords returns the annotation value for recs, which must be sorted and non-empty.
+// encodeRecords returns the annotation value for recs, which must be sorted.
 func encodeRecords(recs []Record) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -125,6 +133,30 @@ func merge(cur, released, added []Record) []Record {
 	}
 	sortRecords(out)
 	return out
+}
+
+// fit returns cur without the records in released, plus those of added that fit in budget
+// bytes of encoded record, in name order, and the rest of added, which did not fit. Records
+// already in cur are kept whatever their size: they are the durable ones. An empty record
+// takes its first orphan whatever its size, so that something always holds the finalizer.
+func fit(cur, released, added []Record, budget int) (next, held []Record) {
+	next = merge(cur, released, nil)
+	size := len(encodeRecords(next))
+	added = merge(nil, nil, added) // sorted, each name once
+	for _, r := range added {
+		if slices.ContainsFunc(next, func(x Record) bool { return x.Name == r.Name }) {
+			continue // already recorded
+		}
+		n := len(encodeRecords([]Record{r})) - 1 // without one bracket, with one comma
+		if len(next) > 0 && size+n > budget {
+			held = append(held, r)
+			continue
+		}
+		next = append(next, r)
+		size += n
+	}
+	sortRecords(next)
+	return next, held
 }
 
 func sameRecord(a, b Record) bool {

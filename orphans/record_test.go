@@ -2,6 +2,7 @@ package orphans
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -96,4 +97,49 @@ func FuzzDecodeRecords(f *testing.F) {
 		require.NoError(t, err)
 		assert.True(t, sameRecords(recs, again), cmp.Diff(recs, again))
 	})
+}
+
+func TestFit(t *testing.T) {
+	rec := func(name string) Record { return Record{Name: name, Error: strings.Repeat("x", 100), Since: t0} }
+	a, b, c, d := rec("address/a"), rec("address/b"), rec("address/c"), rec("address/d")
+	one := len(encodeRecords([]Record{a})) // every record here has the same size
+	tests := []struct {
+		name                string
+		cur, released, give []Record
+		budget              int
+		want, wantHeld      []Record
+		within              bool // the result is within the budget
+	}{
+		{name: "all fit", give: []Record{b, a}, budget: 10 * one, want: []Record{a, b}, within: true},
+		{name: "in name order until full", give: []Record{c, a, b}, budget: 2*one + 1, want: []Record{a, b}, wantHeld: []Record{c}, within: true},
+		{name: "recorded ones stay, whatever the budget", cur: []Record{a, b}, give: []Record{c}, budget: one, want: []Record{a, b}, wantHeld: []Record{c}},
+		{name: "a release makes room", cur: []Record{a, b}, released: []Record{a}, give: []Record{c, d}, budget: 2*one + 1, want: []Record{b, c}, wantHeld: []Record{d}, within: true},
+		{name: "an empty record takes one whatever its size", give: []Record{a, b}, budget: 1, want: []Record{a}, wantHeld: []Record{b}},
+		{name: "already recorded is not held", cur: []Record{a}, give: []Record{a}, budget: one, want: []Record{a}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, held := fit(tt.cur, tt.released, tt.give, tt.budget)
+			assert.Empty(t, cmp.Diff(tt.want, got))
+			assert.Empty(t, cmp.Diff(tt.wantHeld, held))
+			if tt.within {
+				assert.LessOrEqual(t, len(encodeRecords(got)), tt.budget)
+			}
+		})
+	}
+}
+
+func TestListErrorTextIsBounded(t *testing.T) {
+	var errs []error
+	for i := range 1000 {
+		errs = append(errs, fmt.Errorf("address/a%d: %s", i, strings.Repeat("x", 600)))
+	}
+	err := listErr("release failed", "releases failed", errs)
+	assert.True(t, strings.HasPrefix(err.Error(), "orphans: 1000 releases failed: address/a0: "), err.Error())
+	assert.True(t, strings.HasSuffix(err.Error(), "; and 995 more"), err.Error())
+	assert.Less(t, len(err.Error()), maxListed*(maxErrorLen+10)+100)
+	for _, e := range []error{errs[0], errs[999]} {
+		assert.ErrorIs(t, err, e)
+	}
+	assert.Equal(t, "orphans: 1 release failed: address/a0: x", listErr("release failed", "releases failed", []error{errors.New("address/a0: x")}).Error())
 }

@@ -8,7 +8,9 @@
 // address from then on). That is the shape of the GCE internal load balancer controller whose
 // early returns leaked a reservation per failed sync (kubernetes#97740). A failed release is
 // an orphan: [orphans.Tracker.Run] records it on the Service, reports it, and retries it at
-// the start of every later reconcile, in whichever process runs it.
+// the start of every later reconcile, in whichever process runs it. The Service's
+// status.conditions show them too ([orphans.Tracker.Condition]), written only when the
+// condition changes.
 //
 // Because the address's name comes from the Service's UID, an attempt that dies before it
 // can record anything (a SIGKILL between the reservation and the record) is repaired too:

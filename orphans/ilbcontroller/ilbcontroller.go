@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"go.uber.org/multierr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -98,6 +100,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		return r.ensure(ctx, s, svc)
 	})
+	err = multierr.Append(err, r.publishCondition(ctx, svc))
 	if err != nil {
 		// Orphans still recorded, or the reconcile failed: come back with backoff.
 		return ctrl.Result{}, err
@@ -111,6 +114,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	return ctrl.Result{}, nil
+}
+
+// publishCondition shows the orphans of svc in its status.conditions, for people and tools
+// that read status, and writes the status only when the condition changed, so that a
+// reconcile in steady state writes nothing. The annotation and finalizer Run wrote stay the
+// durable record.
+func (r *Reconciler) publishCondition(ctx context.Context, svc *corev1.Service) error {
+	if !meta.SetStatusCondition(&svc.Status.Conditions, r.Orphans.Condition(svc)) {
+		return nil
+	}
+	if err := r.Client.Status().Update(ctx, svc); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("ilbcontroller: publish condition: %w", err)
+	}
+	return nil
 }
 
 // cleanup deletes the forwarding rule, and then releases the address by name, in case an

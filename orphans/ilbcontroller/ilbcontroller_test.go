@@ -2,11 +2,14 @@ package ilbcontroller_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -97,7 +100,9 @@ func TestDeletionHeldUntilTheOrphanIsReleased(t *testing.T) {
 }
 
 // TestRequestsPerReconcile counts, on the API server, the requests of reconciles in steady
-// state (triggered without a write): none.
+// state (triggered without a write): none. go test -run RequestsPerReconcile -v
+// ./orphans/ilbcontroller logs 0 requests in 50 steady-state reconciles, each reserving and
+// releasing an address; the Service's condition is unchanged, so it is not written either.
 func TestRequestsPerReconcile(t *testing.T) {
 	cfg := env.Need(t)
 	w := newWorld(t, "ilb-requests")
@@ -128,4 +133,43 @@ func TestRequestsPerReconcile(t *testing.T) {
 	got := after.Sub(before).Only("services", "events")
 	assert.Zero(t, got.Total(), "requests in %d steady-state reconciles: %v", n, got)
 	t.Logf("API requests in %d steady-state reconciles (each reserving and releasing an address): %v", n, got)
+}
+
+// TestConditionShowsOrphansOnServiceStatus: while an orphan is recorded the Service's
+// status.conditions say so, naming it; once it is released they say that. (The steady-state
+// reconciles of TestRequestsPerReconcile write nothing, condition included.)
+func TestConditionShowsOrphansOnServiceStatus(t *testing.T) {
+	cfg := env.Need(t)
+	w := newWorld(t, "ilb-condition")
+	w.mu.Lock()
+	failing := true
+	w.inject = func(string) bool { return failing }
+	w.mu.Unlock()
+	startManager(t, w, cfg)
+	w.createServices(1)
+
+	condition := func() *metav1.Condition {
+		s := w.services()[0]
+		return meta.FindStatusCondition(s.Status.Conditions, orphans.ConditionReleased)
+	}
+	w.await("a False condition naming the orphan", 30*time.Second, func() (bool, string) {
+		c := condition()
+		if c == nil || c.Status != metav1.ConditionFalse {
+			return false, fmt.Sprintf("condition %+v", c)
+		}
+		return true, ""
+	})
+	c := condition()
+	svc := w.services()[0]
+	assert.Equal(t, orphans.ReasonReleaseFailed, c.Reason)
+	assert.Contains(t, c.Message, "address/"+ilbcontroller.ResourceName(&svc))
+
+	w.mu.Lock()
+	failing = false
+	w.mu.Unlock()
+	w.await("converge", 30*time.Second, w.converged)
+	w.await("a True condition", 30*time.Second, func() (bool, string) {
+		c := condition()
+		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == orphans.ReasonReleased, fmt.Sprintf("condition %+v", c)
+	})
 }

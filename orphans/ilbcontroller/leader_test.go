@@ -66,7 +66,7 @@ func TestLeaderChange(t *testing.T) {
 	assert.NotEmpty(t, holder)
 	survivor := map[string]string{"a": "b", "b": "a"}[dead]
 	w.await("the survivor reports releasing the dead leader's orphan", 10*time.Second, func() (bool, string) {
-		return strings.Contains(strings.Join(w.notes(orphans.ReasonReleased), "\n"), "Released recorded orphan address/"), "no Released Event"
+		return strings.Contains(strings.Join(w.notes(orphans.ReasonReleased), "\n"), "Released recorded orphans (1): address/"), "no Released Event"
 	})
 	t.Logf("leader %s killed mid-retry; %s took over (lease holder %s) and converged", dead, survivor, holder)
 
