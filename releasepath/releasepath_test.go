@@ -94,3 +94,13 @@ func TestNewRejectsMalformedPairs(t *testing.T) {
 		})
 	}
 }
+
+// TestMessageIsDeterministic runs a configured pair whose release both the client and the
+// reserved address have: each run names the same one, the client, declared first.
+func TestMessageIsDeterministic(t *testing.T) {
+	a, err := releasepath.New(releasepath.Config{Pairs: []string{"message.Client.Reserve=message.Client.Release"}})
+	require.NoError(t, err)
+	for range 8 {
+		analysistest.Run(t, analysistest.TestData(), a, "message")
+	}
+}
