@@ -221,6 +221,17 @@ func (a *acquisition) bind(info *types.Info, stack []ast.Node, body *ast.BlockSt
 	a.guards = map[types.Object]bool{}
 	a.argRoots = map[types.Object]bool{}
 	a.stmtStack = stack
+	// The result passed straight to another call (acquire.Temporary(s, "address",
+	// c.reserve("address"), c.release)) is that call's: handed on where it is made.
+	for i := len(stack) - 1; i >= 0; i-- {
+		if _, ok := stack[i].(*ast.ParenExpr); ok {
+			continue
+		}
+		if outer, ok := stack[i].(*ast.CallExpr); ok && slices.ContainsFunc(outer.Args, func(e ast.Expr) bool { return ast.Unparen(e) == a.call }) {
+			return false
+		}
+		break
+	}
 	// The innermost statement holding the call, and whether the call is its whole value.
 	var stmt ast.Stmt
 	direct := true

@@ -68,7 +68,8 @@
 //     defer closeQuietly(f).
 //   - handoff: returning the value or a closure that releases it, storing it in a field,
 //     map, slice or channel, capturing it in a go statement, passing a closure or method
-//     value that releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)).
+//     value that releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or
+//     passing the acquisition's result straight to another call (register(p.reserve(n))).
 //   - compositehandoff: passing it inside a composite literal (s.push(entry{lease: l})), or
 //     to a Serve-like method (srv.Serve(ln)).
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
