@@ -27,7 +27,7 @@ type acquisition struct {
 	recvRoot  types.Object
 	errObj    types.Object            // the variable the acquisition's error went into
 	values    map[types.Object]bool   // the acquired values (not basic-typed, unless a release takes them)
-	basic     map[types.Object]bool   // the basic-typed results (ip from HoldAddress), see takeBasicValues
+	basic     map[types.Object]bool   // the basic-typed results (ip from HoldAddress), see stringHandOff
 	guards    map[types.Object]bool   // values whose nil or false edge means nothing was acquired
 	argRoots  map[types.Object]bool   // root objects of the arguments, contexts left out
 	releases  []*releaseCall          // matching releases seen in the function
@@ -221,6 +221,17 @@ func (a *acquisition) bind(info *types.Info, stack []ast.Node, body *ast.BlockSt
 	a.guards = map[types.Object]bool{}
 	a.argRoots = map[types.Object]bool{}
 	a.stmtStack = stack
+	// The result passed straight to another call (acquire.Temporary(s, "address",
+	// c.reserve("address"), c.release)) is that call's: handed on where it is made.
+	for i := len(stack) - 1; i >= 0; i-- {
+		if _, ok := stack[i].(*ast.ParenExpr); ok {
+			continue
+		}
+		if outer, ok := stack[i].(*ast.CallExpr); ok && slices.ContainsFunc(outer.Args, func(e ast.Expr) bool { return ast.Unparen(e) == a.call }) {
+			return false
+		}
+		break
+	}
 	// The innermost statement holding the call, and whether the call is its whole value.
 	var stmt ast.Stmt
 	direct := true
@@ -331,22 +342,6 @@ func (a *acquisition) addResult(info *types.Info, id *ast.Ident) {
 	}
 }
 
-// takeBasicValues makes a basic-typed result an acquired value when a release takes it as
-// an argument (ip, _ := m.HoldAddress(name) … m.ReleaseAddress(ip)): the string is then the
-// handle of the resource, and returning it, storing it or handing it to a goroutine hands the
-// resource on. A basic result no release takes (a count, a port number) stays a plain value.
-func (a *acquisition) takeBasicValues(info *types.Info) {
-	for _, r := range a.releases {
-		for _, arg := range r.call.Args {
-			if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
-				if o := info.Uses[id]; o != nil && a.basic[o] {
-					a.values[o] = true
-				}
-			}
-		}
-	}
-}
-
 // releaseMethod finds, for a scoped verb acquisition the function never releases, the
 // release method that exists for it: the swapped name on the acquisition's receiver
 // (m.HoldAddress → m.ReleaseAddress) or a release verb on an acquired value (a.Release). It
@@ -380,7 +375,7 @@ func (a *acquisition) releaseMethod(info *types.Info) (string, bool) {
 			}
 		}
 	}
-	for o := range a.values {
+	for _, o := range sortedObjs(a.values) {
 		if o == a.recvRoot {
 			continue
 		}
@@ -389,4 +384,15 @@ func (a *acquisition) releaseMethod(info *types.Info) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// sortedObjs returns the objects of m in the order of their declarations, so that a message
+// that names one of them names the same one on every run.
+func sortedObjs(m map[types.Object]bool) []types.Object {
+	os := make([]types.Object, 0, len(m))
+	for o := range m {
+		os = append(os, o)
+	}
+	slices.SortFunc(os, func(x, y types.Object) int { return int(x.Pos()) - int(y.Pos()) })
+	return os
 }

@@ -12,7 +12,10 @@ import (
 
 // checkFunc checks one function (declared or literal). It costs a walk of the body's calls,
 // and a CFG search only when one of them is a candidate acquisition.
-func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.Signature, g *cfg.CFG, fdoc *ast.CommentGroup) {
+//
+// txParam is the transaction parameter when the function is a literal passed to a
+// transaction (see [pkgChecker.transaction]): its creates are undone by any error return.
+func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.Signature, g *cfg.CFG, fdoc *ast.CommentGroup, txParam types.Object) {
 	info := p.pass.TypesInfo
 	cands := collectCalls(info, body, false, func(call *ast.CallExpr, fn *types.Func) bool {
 		_, ok := p.candidate(call, fn)
@@ -39,12 +42,23 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 				}
 			}
 		}
+		if txParam != nil && a.kind != scoped && mentionsObj(info, receiver(info, a.call), txParam) {
+			continue // tx.CreateBucket(…) in db.Update(func(tx) error {…}): an error return rolls it back
+		}
 		if !a.bind(info, c.stack, body) {
 			continue
 		}
+		p.paramRelease(a, body)
 		a.releases = p.findReleases(a, all)
-		a.takeBasicValues(info)
-		if len(a.releases) == 0 && a.pair == nil {
+		a.stringHandOff(info)
+		if len(a.releases) == 0 {
+			// A method value of the release (unlock := c.mu.Unlock) is evidence as much as a
+			// call of it; called or deferred later, it releases, and left uncalled it does not.
+			if text, ok := p.releaseValueIn(a, body); ok {
+				a.relText = text
+			}
+		}
+		if len(a.releases) == 0 && a.pair == nil && a.relText == "" {
 			text, ok := a.releaseMethod(info)
 			if !ok {
 				continue // a verb without evidence: no release of it anywhere in the function
@@ -62,6 +76,51 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 	}
 }
 
+// mentionsObj reports whether e refers to o.
+func mentionsObj(info *types.Info, e ast.Expr, o types.Object) bool {
+	if e == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && info.Uses[id] == o {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// releaseValueIn returns the text of a method value of a's release in body (c.mu.Unlock in
+// unlock := c.mu.Unlock), if there is one.
+func (p *pkgChecker) releaseValueIn(a *acquisition, body *ast.BlockStmt) (string, bool) {
+	info := p.pass.TypesInfo
+	text := ""
+	calls := map[ast.Expr]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		if text != "" {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			calls[ast.Unparen(n.Fun)] = true
+		case *ast.SelectorExpr:
+			if calls[n] {
+				return true
+			}
+			s, ok := info.Selections[n]
+			if !ok || s.Kind() != types.MethodVal {
+				return true
+			}
+			if fn, ok := s.Obj().(*types.Func); ok && p.isReleaseValue(a, n, fn, nil) {
+				text = types.ExprString(n)
+			}
+		}
+		return true
+	})
+	return text, text != ""
+}
+
 // findReleases returns the calls in all that end a.
 func (p *pkgChecker) findReleases(a *acquisition, all []callInfo) []*releaseCall {
 	var out []*releaseCall
@@ -69,11 +128,40 @@ func (p *pkgChecker) findReleases(a *acquisition, all []callInfo) []*releaseCall
 		if c.call == a.call || c.fn == nil {
 			continue
 		}
+		if exclusiveBranches(a.stmtStack, c.stack) {
+			continue // the other case of a switch: a handler that reserves or releases, never both
+		}
 		if p.isReleaseOf(a, c.call, c.fn) {
 			out = append(out, &releaseCall{call: c.call, stack: c.stack, text: types.ExprString(c.call.Fun)})
 		}
 	}
 	return out
+}
+
+// exclusiveBranches reports whether two calls, with their ancestors x and y, sit in branches
+// of which at most one runs: two cases of one switch or select, or the then and else of one
+// if. A release there never follows the acquisition (in the same pass through the code), so
+// it is no evidence for it: switch op { case reserve: c.ReserveAddress(…) case release:
+// c.ReleaseAddress(…) }.
+func exclusiveBranches(x, y []ast.Node) bool {
+	i := 0
+	for i < len(x) && i < len(y) && x[i] == y[i] {
+		i++
+	}
+	if i == 0 || i >= len(x) || i >= len(y) {
+		return false
+	}
+	switch parent := x[i-1].(type) {
+	case *ast.BlockStmt:
+		_, cx := x[i].(*ast.CaseClause)
+		_, cy := y[i].(*ast.CaseClause)
+		_, mx := x[i].(*ast.CommClause)
+		_, my := y[i].(*ast.CommClause)
+		return (cx && cy) || (mx && my)
+	case *ast.IfStmt:
+		return (x[i] == parent.Body && y[i] == parent.Else) || (x[i] == parent.Else && y[i] == parent.Body)
+	}
+	return false
 }
 
 // isReleaseOf reports whether call (of fn) ends acquisition a: the evidence rules of the
@@ -90,6 +178,7 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 	onValue := recvRoot != nil && a.values[recvRoot]
 	args := map[types.Object]bool{}
 	argValue := false
+	same := p.sameValue(a, call)
 	for _, arg := range call.Args {
 		if t := info.TypeOf(arg); t != nil && isContext(t) {
 			continue
@@ -99,7 +188,7 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 				continue
 			}
 			args[o] = true
-			if a.values[o] {
+			if a.values[o] || a.basic[o] {
 				argValue = true
 			}
 		}
@@ -108,8 +197,9 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 	if a.pair != nil {
 		full := funcName(fn)
 		if slices.Contains(a.pair.releases, full) {
-			// With an acquired value, the release must be on it (l.Release, f.Close) or take it.
-			return len(a.values) == 0 || recv == nil || onValue || argValue || sameRecv
+			// The release is on the acquired value (l.Release, f.Close) or takes it, or is made
+			// on the same receiver, or is a function, with the same arguments.
+			return onValue || argValue || ((recv == nil || sameRecv) && same)
 		}
 		// A wrapper may release through an interface (io.Closer.Close for os.File.Close).
 		return p.wrapperReleases(a, call, fn, func(name, full string) bool {
@@ -124,11 +214,6 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 	verbName := isReleaseVerbName(name, m.relVerbs)
 	acqRecv := receiver(info, a.call)
 	samePkgFunc := recv == nil && acqRecv == nil && fn.Pkg() == a.fn.Pkg() && fn.Type().(*types.Signature).Recv() == nil
-	sameRecvType := false
-	if recv != nil && acqRecv != nil {
-		rt, at := info.TypeOf(recv), info.TypeOf(acqRecv)
-		sameRecvType = rt != nil && at != nil && types.Identical(rt, at)
-	}
 	shares := false
 	for o := range args {
 		if a.argRoots[o] {
@@ -137,13 +222,15 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 		}
 	}
 	switch {
-	case sameRecv && (strict || bare):
-		return true // mu.Lock … mu.Unlock, addrMgr.HoldAddress … addrMgr.ReleaseAddress
+	case sameRecv && (strict || bare) && same:
+		// mu.Lock … mu.Unlock, addrMgr.HoldAddress … addrMgr.ReleaseAddress; never
+		// m.ReleaseAddress(other) for m.HoldAddress(a).
+		return true
 	case onValue && (strict || verbName):
 		return true // f, _ := os.Open(…) … f.Close()
 	case argValue && (strict || verbName):
 		return true // vol, _ := c.CreateVolume(…) … c.DeleteVolume(vol.ID)
-	case strict && shares && (samePkgFunc || sameRecvType):
+	case strict && shares && samePkgFunc && same:
 		return true // ipam.ExecAdd(t, data) … ipam.ExecDel(t, data)
 	case strict && samePkgFunc && len(args) == 0 && len(a.argRoots) == 0:
 		return true // lockAll() … unlockAll()
@@ -164,104 +251,6 @@ func subset(xs, a, b map[types.Object]bool) bool {
 		}
 	}
 	return true
-}
-
-// wrapperInfo records, for one function of the package, the calls it makes on or with each
-// of its parameters (index -1 is the receiver).
-type wrapperInfo struct {
-	names map[int][][2]string // param index → {name, full name} of each call on or with it
-}
-
-// wrapperReleases reports whether call is a call of a function of this package that
-// releases the acquired value (or the acquisition's receiver) it is passed: a release
-// wrapper such as closeQuietly(f) or m.cleanup().
-func (p *pkgChecker) wrapperReleases(a *acquisition, call *ast.CallExpr, fn *types.Func, isRel func(name, full string) bool) bool {
-	wi := p.wrapper(fn)
-	if wi == nil {
-		return false
-	}
-	info := p.pass.TypesInfo
-	// Only the acquired value or a local handle: a method of the client that acquired
-	// (g.AddInstances … g.RemoveInstances) releases nothing of this acquisition.
-	holds := func(e ast.Expr) bool {
-		o := rootObj(info, e)
-		return o != nil && a.values[o]
-	}
-	check := func(i int) bool {
-		for _, nf := range wi.names[i] {
-			if isRel(nf[0], nf[1]) {
-				return true
-			}
-		}
-		return false
-	}
-	if r := receiver(info, call); r != nil && holds(r) && check(-1) {
-		return true
-	}
-	for i, arg := range call.Args {
-		if holds(arg) && check(i) {
-			return true
-		}
-	}
-	return false
-}
-
-func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
-	if wi, ok := p.wrappers[fn]; ok {
-		return wi
-	}
-	if p.wrappers == nil {
-		p.wrappers = map[*types.Func]*wrapperInfo{}
-	}
-	p.wrappers[fn] = nil // no recursion through a cycle
-	decl := p.decls[fn]
-	if decl == nil {
-		return nil
-	}
-	info := p.pass.TypesInfo
-	params := map[types.Object]int{}
-	if decl.Recv != nil {
-		for _, f := range decl.Recv.List {
-			for _, id := range f.Names {
-				params[info.Defs[id]] = -1
-			}
-		}
-	}
-	i := 0
-	for _, f := range decl.Type.Params.List {
-		if len(f.Names) == 0 {
-			i++
-		}
-		for _, id := range f.Names {
-			params[info.Defs[id]] = i
-			i++
-		}
-	}
-	wi := &wrapperInfo{names: map[int][][2]string{}}
-	ast.Inspect(decl.Body, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok {
-			return true
-		}
-		cfn, _ := typeInfoCallee(info, call)
-		if cfn == nil {
-			return true
-		}
-		nf := [2]string{cfn.Name(), funcName(cfn)}
-		if r := receiver(info, call); r != nil {
-			if idx, ok := params[rootObj(info, r)]; ok {
-				wi.names[idx] = append(wi.names[idx], nf)
-			}
-		}
-		for _, arg := range call.Args {
-			if idx, ok := params[rootObj(info, arg)]; ok {
-				wi.names[idx] = append(wi.names[idx], nf)
-			}
-		}
-		return true
-	})
-	p.wrappers[fn] = wi
-	return wi
 }
 
 // undoneOnErrorPath reports whether some release of a sits on an error path: inside an

@@ -17,52 +17,87 @@
 //
 //	gce_loadbalancer_internal.go:173:3: return may skip addrMgr.ReleaseAddress (HoldAddress at line 164)
 //
-// A call is an acquisition when its name holds an acquire verb (Hold, Reserve, Acquire,
-// Claim, Lock, Open, Begin, Dial; Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup,
-// Start) and the function also calls the matching release (HoldAddress and ReleaseAddress,
-// ExecAdd and ExecDel, RLock and RUnlock) on the same receiver, on the acquired value, or
-// with the same arguments; receivers and values are compared by their types.Object, never
-// by name. The first group must be released on every return; the second (creates, which
-// usually outlive the call) only on the error returns, and only when the function undoes
-// the acquisition on some error path already. A small table adds well-known pairs that are
-// checked on every error return even when no release is seen (CNI ipam.ExecAdd, netlink
-// LinkAdd, etcd Grant, os.Open and os.CreateTemp, net.Listen), and this module's own types: a *lease.Lease
-// from lease.New must be released, kept or handed on, and a scope from acquire.New ended by
-// a deferred End. The -pairs flag adds pairs of full names, several releases separated by
-// "|":
+// # What it reports
+//
+// The default tier reports only acquisitions it can stand behind:
+//
+//   - leadingverb: a call whose name leads with an acquire verb, and which the function also
+//     releases with the swapped verb on the same receiver or value: m.HoldAddress() and
+//     m.ReleaseAddress(), mu.RLock() and mu.RUnlock(), vol := c.CreateVolume() and
+//     c.DeleteVolume(vol.ID). Scoped verbs (Hold, Reserve, Acquire, Claim, Lock, Open, Begin,
+//     Dial) are released on every return; rollback verbs (Create, Insert, Add, Allocate,
+//     Grant, Attach, Mount, Setup, Start) only on error returns, and only when the function
+//     undoes the acquisition on some error path already. Only the leading word counts:
+//     m.GetMountRefs(p) is a query.
+//   - samevalue: the release must take the same value or arguments, compared by
+//     types.Object (or as equal constants): m.ReleaseAddress(other) does not release
+//     m.HoldAddress(a).
+//   - methodvalue: a method value of the release is evidence too, and releases when it is
+//     called: unlock := c.mu.Unlock; defer unlock().
+//   - the default table: ipam.ExecAdd and invoke.DelegateAdd (CNI), netlink.LinkAdd, etcd
+//     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp,
+//     net.Listen, and this module's lease.New (released, kept or handed on) and acquire.New
+//     (ended by a deferred End).
+//
+// The -pairs flag adds pairs of full names, several releases separated by "|", checked on
+// every error return; a malformed value is an error:
 //
 //	-pairs=example.com/cloud.Client.Reserve=example.com/cloud.Client.Release
 //
-// These paths are not leaks: the acquisition's own failure branch (err != nil, errors.Is,
-// IsNotFound, err == errNotFound, the non-nil cases of switch err { case nil: … }, checked
-// at once or later, while err still holds the acquisition's error); the nil or false edge
-// of a guard on the handle (if addrMgr != nil, if owned, if mu.TryLock()); calls that never
-// return (panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal); the end of a function no path
-// falls off (after a select whose every case returns, or for { select {…} } without a
-// break); returns after a deferred release, including a deferred closure that releases
-// while an ok flag is false or, for a named err result, while err is non-nil; returns that
-// hand the resource on (return it or a closure that releases it with a nil error, store it
-// in a field, map, slice or channel, capture it in a go statement, pass a closure that
-// releases it, as to t.Cleanup, or the release as a method value, as s.Defer("address/x",
-// l.Release) or t.Cleanup(f.Close)). When the release takes the acquired value as an
-// argument (ip from HoldAddress, ReleaseAddress(ip)), that value is the resource for these
-// rules, a string as much as a pointer. A value returned together with an error that is
-// non-nil on that path (the true edge of err != nil, errors.New, fmt.Errorf) is not handed
-// on, since by Go's convention the caller drops it; this return is reported even in a
-// function that never calls the release, when the receiver or the value has the release
-// method (m.ReleaseAddress, a.Release). With an error that may be nil, the value is handed
-// on. A call of a function of the same package that releases its argument or receiver
-// counts as the release. Function literals are checked as functions of their own, and
-// _test.go files only with -tests.
+// # What is not a leak
 //
-// When it is clearly safe, the diagnostic carries a suggested fix, the shape of the #97740
-// fix: defer the release right after the acquisition's error check and delete the call on
-// the success path. The first leaking return of an acquisition carries it, since it fixes
-// them all; releasepath -fix applies it.
+// Each rule has a testdata package of its name:
 //
-// A comment silences a finding: //releasepath:ok <reason> on the return or the acquisition
-// (the reason is required), //releasepath:handoff in the doc comment of a function that
-// returns holding the resource on purpose, or //nolint:releasepath. A directive counts only
-// as the exact word, followed by a space or the end of the comment: //releasepath:okay
-// silences nothing.
+//   - failurebranch: the acquisition's own failure, checked at once or later
+//     while err still holds its error: if err != nil, errors.Is(err, x), IsNotFound(err),
+//     err == errNotFound, switch err { case nil: … } (switcherr).
+//   - nilguard: the nil or false edge of a guard on the handle: if addrMgr !=
+//     nil { … }, if owned { … }, if mu.TryLock() { … }.
+//   - neverreturns: panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal.
+//   - loopinstance: a path around a loop back to the acquisition ends that instance's
+//     search; the next iteration's acquisition is its own: for … { mu.Lock(); …; mu.Unlock() }.
+//   - selectend: the end of a function no path falls off: a select whose every case returns.
+//   - deferguard: a deferred release counts when unconditional or under a nil guard, and on
+//     the paths where it runs when under an ok flag the function sets (defer func() { if !ok
+//     { release } }()) or an error (if err != nil for a named err, or for a local err where
+//     it is non-nil; if err == nil only where err is nil); under any other condition it does
+//     not count: defer func() { if verbose { f.Close() } }().
+//   - paramrelease: a release through the parameter of a literal called where it is
+//     written: defer func(f *os.File) { f.Close() }(x).
+//   - wrapper: a function of the same package that releases its argument or receiver:
+//     defer closeQuietly(f).
+//   - handoff: returning the value or a closure that releases it, storing it in a field,
+//     map, slice or channel, capturing it in a go statement, passing a closure or method
+//     value that releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or
+//     passing the acquisition's result straight to another call (register(p.reserve(n))).
+//   - compositehandoff: passing it inside a composite literal (s.push(entry{lease: l})), or
+//     to a Serve-like method (srv.Serve(ln)).
+//   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
+//     value is the resource for these rules, a string as much as a pointer.
+//   - valuewitherror: a value returned with an error that is non-nil on that path (err on
+//     the true edge of err != nil, errors.New, fmt.Errorf) is not handed on, since the
+//     caller drops it: return f, err is reported even in a function that never calls the
+//     release, when the value has one.
+//   - transaction: creates inside a literal passed to a transaction are undone by its error
+//     returns: db.Update(func(tx *bolt.Tx) error { … tx.CreateBucket(…) … }).
+//
+// Function literals are checked as functions of their own; _test.go files when the driver
+// loads them (go vet always, the command unless -test=false).
+//
+// # Fixes
+//
+// suggestedfix: a diagnostic carries the #97740 fix, a defer of the release right after the
+// acquisition's error check and the success path's release deleted, only when it cannot
+// change behaviour: a scoped acquisition with one release, no path that hands it on, no defer
+// registered in between, and nothing but a return, calling nothing, after the release. The
+// first leaking return carries it, since it fixes them all; releasepath -fix applies it.
+// c.mu.Unlock(); c.touch(k) gets no fix: deferred, the Unlock would run after touch.
+//
+// # Suppressing
+//
+// //releasepath:ok <reason> on the return or the acquisition silences it (the reason is
+// required; without one the directive is itself reported), //releasepath:handoff in the doc
+// comment of a function that returns holding the resource on purpose, or
+// //nolint:releasepath (under golangci-lint, golangci-lint applies //nolint itself). A
+// directive counts only as the exact word: //releasepath:okay silences nothing.
 package releasepath

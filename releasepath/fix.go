@@ -21,10 +21,19 @@ import (
 //   - the release is a call statement, "_ = release", or "if err := release; cond { … }"
 //     whose body neither returns nor assigns anything declared outside it;
 //   - no variable the release reads is assigned, or has its address taken, after the
-//     acquisition: the deferred closure then sees the same values the call did.
+//     acquisition: the deferred closure then sees the same values the call did;
+//   - the acquisition is scoped (a lock, an open, a hold): a rollback's undo runs only on
+//     failure, and a deferred one would undo the success too;
+//   - no path hands the resource on: a deferred release would release what the caller or a
+//     field now owns;
+//   - nothing but a return follows the release on the success path, its results call
+//     nothing, and no defer is registered between the acquisition and the release: moving
+//     the release to the function's end then changes nothing the success path does. The
+//     counterexample is c.mu.Unlock(); c.touch(k), where touch locks c.mu: deferred, the
+//     Unlock runs after touch, which then deadlocks.
 func (w *walker) fix() (analysis.SuggestedFix, bool) {
 	a := w.a
-	if len(a.releases) != 1 {
+	if len(a.releases) != 1 || a.kind != scoped || w.handed {
 		return analysis.SuggestedFix{}, false
 	}
 	r := a.releases[0]
@@ -66,7 +75,7 @@ func (w *walker) fix() (analysis.SuggestedFix, bool) {
 			break
 		}
 	}
-	if w.assignedAfter(relStmt, acqStmt.End()) {
+	if w.assignedAfter(relStmt, acqStmt.End()) || !w.onlyReturnFollows(del, r.stack) || w.deferBetween(acqStmt.End(), del.Pos()) {
 		return analysis.SuggestedFix{}, false
 	}
 
@@ -322,4 +331,77 @@ func blankLine(src []byte, tf *token.File, line int) bool {
 		end = tf.Offset(tf.LineStart(line + 1))
 	}
 	return len(bytes.TrimSpace(src[start:end])) == 0
+}
+
+// onlyReturnFollows reports whether the statement del (the release, or the nil guard around
+// it), whose ancestors are in stack, is followed by nothing but a return whose results call
+// nothing, or ends the function body. Anything else would run before the deferred release
+// that replaces it, where before it ran after the release.
+func (w *walker) onlyReturnFollows(del ast.Stmt, stack []ast.Node) bool {
+	info := w.p.pass.TypesInfo
+	var blk *ast.BlockStmt
+	for i := len(stack) - 1; i >= 1; i-- {
+		if stack[i] == del {
+			blk, _ = stack[i-1].(*ast.BlockStmt)
+			break
+		}
+	}
+	if blk == nil {
+		return false
+	}
+	for j, s := range blk.List {
+		if s != del {
+			continue
+		}
+		if j+1 == len(blk.List) {
+			return blk == w.body // the end of the function, or of a nested block (which goes on)
+		}
+		ret, ok := blk.List[j+1].(*ast.ReturnStmt)
+		if !ok {
+			return false
+		}
+		for _, e := range ret.Results {
+			if callsSomething(info, e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// callsSomething reports whether evaluating e calls a function (conversions do not count).
+func callsSomething(info *types.Info, e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false // not called here
+		case *ast.CallExpr:
+			if tv, ok := info.Types[n.Fun]; !ok || !tv.IsType() {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// deferBetween reports whether the function registers a defer between from and to (outside
+// function literals): deferred after the acquisition, the release would run before it, where
+// before it ran after.
+func (w *walker) deferBetween(from, to token.Pos) bool {
+	found := false
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.DeferStmt:
+			if n.Pos() > from && n.Pos() < to {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -2,6 +2,7 @@ package releasepath
 
 import (
 	"fmt"
+	"go/token"
 	"go/types"
 	"strings"
 	"unicode"
@@ -110,16 +111,41 @@ func parsePairs(s string) ([]pair, error) {
 	return ps, nil
 }
 
-// validName reports whether s looks like pkg.Func or pkg.Type.Method.
+// validName reports whether s is a full name, pkg.Func or pkg.Type.Method: an import path
+// of segments of letters, digits and "._~-" joined by "/", then one or two Go identifiers.
+// Anything else (a second "=", a leading "*", a parenthesized receiver, a space) is an
+// error, since it would match no function and silence the pair without a word.
 func validName(s string) bool {
 	s = strings.TrimSpace(s)
-	last := s[strings.LastIndex(s, "/")+1:]
+	path, last := "", s
+	if i := strings.LastIndex(s, "/"); i >= 0 {
+		path, last = s[:i], s[i+1:]
+	}
 	parts := strings.Split(last, ".")
-	if len(parts) < 2 || len(parts) > 3 {
+	if len(parts) < 2 || len(parts) > 3 || !validPathSegment(parts[0]) {
 		return false
 	}
-	for _, p := range parts {
-		if p == "" || strings.ContainsAny(p, " *()=|") {
+	for _, p := range parts[1:] {
+		if !token.IsIdentifier(p) {
+			return false
+		}
+	}
+	if path != "" {
+		for _, seg := range strings.Split(path, "/") {
+			if !validPathSegment(seg) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func validPathSegment(seg string) bool {
+	if seg == "" {
+		return false
+	}
+	for _, r := range seg {
+		if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._~-", r))) {
 			return false
 		}
 	}
@@ -180,11 +206,19 @@ type verbMatch struct {
 	kind     obligation
 }
 
-// matchVerb finds the first acquire verb among the words of name and returns the release
-// names the swap gives.
+// verbModifiers are the words that may come before a lock verb: RLock, TryLock, TryRLock.
+var verbModifiers = map[string]bool{"R": true, "Try": true}
+
+// matchVerb finds the acquire verb that leads name and returns the release names the swap
+// gives. Go method names lead with their verb, so only the first word counts (after a lock
+// modifier, RLock, TryLock): IsLikelyNotMountPoint and GetMountRefs are queries, not mounts.
 func matchVerb(name string) (verbMatch, bool) {
 	ws := words(name)
-	for i, w := range ws {
+	lead := 0
+	for lead < len(ws)-1 && verbModifiers[ws[lead]] {
+		lead++
+	}
+	for i, w := range ws[:lead+1] {
 		canon := strings.ToUpper(w[:1]) + w[1:]
 		kind := scoped
 		rels, ok := scopedVerbs[canon]

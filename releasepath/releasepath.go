@@ -19,9 +19,10 @@ import (
 var doc string
 
 // Analyzer reports each return that can skip the release of a resource acquired earlier in
-// the same function. Its flags are -pairs (more acquire=release pairs, see the package
-// documentation) and -tests (also check _test.go files). Use [New] for an Analyzer configured
-// in code, as the golangci-lint plugin does.
+// the same function. Its flag is -pairs (more acquire=release pairs, see the package
+// documentation). It checks the _test.go files the driver loads: go vet always loads them,
+// the releasepath command unless -test=false, golangci-lint unless run.tests is false. Use
+// [New] for an Analyzer configured in code, as the golangci-lint plugin does.
 var Analyzer = newAnalyzer(&config{})
 
 // Config configures an Analyzer made by [New]. The zero value is the default Analyzer's
@@ -32,15 +33,18 @@ type Config struct {
 	// "example.com/cloud.Client.Reserve=example.com/cloud.Client.Release". A configured pair
 	// is checked on every error return after the acquisition.
 	Pairs []string
-	// Tests also checks _test.go files, which are skipped by default.
-	Tests bool
+	// GolangciLint leaves to golangci-lint what it does itself. The Analyzer then ignores
+	// //nolint comments, so that golangci-lint's own filter and nolintlint see every finding,
+	// and its diagnostics carry no related information, which golangci-lint reports as
+	// issues of their own that no fix resolves (the message names the acquisition's line).
+	GolangciLint bool
 }
 
 // New returns an Analyzer named releasepath configured by c, or an error when one of
 // c.Pairs is malformed. Each call returns a new Analyzer that shares nothing with
 // [Analyzer].
 func New(c Config) (*analysis.Analyzer, error) {
-	cfg := &config{tests: c.Tests}
+	cfg := &config{golangci: c.GolangciLint}
 	if err := cfg.addPairs(strings.Join(c.Pairs, ",")); err != nil {
 		return nil, err
 	}
@@ -49,9 +53,9 @@ func New(c Config) (*analysis.Analyzer, error) {
 
 // config is the state behind one Analyzer: its flags write into it before the first run.
 type config struct {
-	tests bool
-	pairs []pair
-	raw   []string
+	golangci bool
+	pairs    []pair
+	raw      []string
 }
 
 func (c *config) addPairs(s string) error {
@@ -88,7 +92,6 @@ func newAnalyzer(c *config) *analysis.Analyzer {
 	}
 	a.Flags.Init("releasepath", flag.ContinueOnError)
 	a.Flags.Var(pairsFlag{c}, "pairs", "more `acquire=release` pairs in full names, comma-separated (example.com/ipam.ExecAdd=example.com/ipam.ExecDel)")
-	a.Flags.BoolVar(&c.tests, "tests", c.tests, "also check _test.go files")
 	return a
 }
 
@@ -129,7 +132,7 @@ func run(pass *analysis.Pass, c *config) (any, error) {
 		if tf == nil {
 			continue
 		}
-		if ast.IsGenerated(f) || (!c.tests && strings.HasSuffix(tf.Name(), "_test.go")) {
+		if ast.IsGenerated(f) {
 			skip[tf] = true
 			continue
 		}
@@ -155,7 +158,7 @@ func run(pass *analysis.Pass, c *config) (any, error) {
 			if g == nil {
 				return true
 			}
-			p.checkFunc(n, n.Body, obj.Type().(*types.Signature), g, n.Doc)
+			p.checkFunc(n, n.Body, obj.Type().(*types.Signature), g, n.Doc, nil)
 		case *ast.FuncLit:
 			sig, _ := pass.TypesInfo.TypeOf(n).(*types.Signature)
 			g := cfgs.FuncLit(n)
@@ -169,7 +172,7 @@ func run(pass *analysis.Pass, c *config) (any, error) {
 					break
 				}
 			}
-			p.checkFunc(n, n.Body, sig, g, fdoc)
+			p.checkFunc(n, n.Body, sig, g, fdoc, p.transaction(n, sig, stack))
 		}
 		return true
 	})
@@ -207,6 +210,15 @@ func (p *pkgChecker) indexFile(f *ast.File) {
 			if strings.Contains(c.Text, "releasepath") || strings.Contains(c.Text, "nolint") {
 				l := tf.Line(c.Pos())
 				lines[l] = append(lines[l], c.Text)
+			}
+			if rest, ok := directiveRest(c.Text, "releasepath:ok"); ok && strings.TrimSpace(rest) == "" {
+				// As staticcheck does for //lint:ignore: a suppression must say why.
+				p.pass.Report(analysis.Diagnostic{
+					Pos:      c.Pos(),
+					End:      c.End(),
+					Category: "directive",
+					Message:  "//releasepath:ok needs a reason: //releasepath:ok <why no release is missing>; it silences nothing without one",
+				})
 			}
 		}
 	}

@@ -3,30 +3,104 @@ package releasepath_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/safereconcile/safereconcile/releasepath"
 )
 
-// TestAnalyzer checks every rule and every false-positive guard on the testdata packages:
-// a "// want" on each return that leaks, and clean after-versions beside them. The packages
-// are loaded in one go.
+// TestAnalyzer checks every rule on its testdata package: a "// want" on each return that
+// leaks, and clean code beside it that the rule must not report. The packages are loaded in
+// one go.
 func TestAnalyzer(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer,
 		"addresshold",
 		"cniipam",
+		"compositehandoff",
 		"condefer",
+		"deferguard",
 		"handoff",
+		"failurebranch",
+		"leadingverb",
+		"leaks",
+		"leasehandoff",
 		"leasescope",
+		"loopinstance",
+		"methodvalue",
 		"mutex",
+		"neverreturns",
+		"nilguard",
+		"notaleak",
 		"osfile",
+		"paramrelease",
+		"reasonless",
+		"releasemethodvalue",
 		"rollback",
+		"samevalue",
+		"selectend",
+		"stringhandoff",
 		"suppress",
+		"switcherr",
+		"testfiles",
+		"transaction",
+		"valuehandoff",
+		"valuewitherror",
 		"wrapper",
 	)
 }
 
-// TestSuggestedFix checks the #97740 fix on the addresshold shape against its golden file.
+// TestSuggestedFix checks the suggested defer against the golden files: the #97740 shape
+// with the release last (addresshold), and for each resource class the shapes where moving
+// the release would change what the success path does, which keep their finding and get no
+// fix (suggestedfix).
 func TestSuggestedFix(t *testing.T) {
-	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), releasepath.Analyzer, "addresshold")
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), releasepath.Analyzer, "addresshold", "suggestedfix")
+}
+
+// TestNewRejectsMalformedPairs checks that New refuses each malformed pair with an error
+// that names it, and accepts full names of functions and methods.
+func TestNewRejectsMalformedPairs(t *testing.T) {
+	tests := []struct {
+		name    string
+		give    string
+		wantErr bool
+	}{
+		{name: "function", give: "example.com/ipam.ExecAdd=example.com/ipam.ExecDel"},
+		{name: "method", give: "example.com/cloud.Client.Reserve=example.com/cloud.Client.Release"},
+		{name: "two releases", give: "example.com/cloud.Client.Reserve=example.com/cloud.Client.Release|example.com/cloud.Client.Free"},
+		{name: "standard library", give: "os.Open=os.File.Close"},
+		{name: "major version", give: "go.etcd.io/etcd/client/v3.Lease.Grant=go.etcd.io/etcd/client/v3.Lease.Revoke"},
+		{name: "no release", give: "example.com/ipam.ExecAdd", wantErr: true},
+		{name: "no package", give: "Reserve=Release", wantErr: true},
+		{name: "three names", give: "example.com/ipam.ExecAdd=example.com/ipam.ExecDel=example.com/ipam.ExecCheck", wantErr: true},
+		{name: "leading star", give: "*example.com/cloud.Client.Reserve=example.com/cloud.Client.Release", wantErr: true},
+		{name: "leading star on the release", give: "example.com/cloud.Client.Reserve=*example.com/cloud.Client.Release", wantErr: true},
+		{name: "parenthesized receiver", give: "example.com/cloud.(*Client).Reserve=example.com/cloud.Client.Release", wantErr: true},
+		{name: "four parts", give: "example.com/cloud.Client.Reserve.Now=example.com/cloud.Client.Release", wantErr: true},
+		{name: "space inside", give: "example.com/cloud.Client.Re serve=example.com/cloud.Client.Release", wantErr: true},
+		{name: "empty release", give: "example.com/cloud.Client.Reserve=", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := releasepath.New(releasepath.Config{Pairs: []string{tt.give}})
+			if tt.wantErr {
+				require.Error(t, err)
+				assert.Regexp(t, `^releasepath: pair "`, err.Error())
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, "releasepath", a.Name)
+		})
+	}
+}
+
+// TestMessageIsDeterministic runs a configured pair whose release both the client and the
+// reserved address have: each run names the same one, the client, declared first.
+func TestMessageIsDeterministic(t *testing.T) {
+	a, err := releasepath.New(releasepath.Config{Pairs: []string{"message.Client.Reserve=message.Client.Release"}})
+	require.NoError(t, err)
+	for range 8 {
+		analysistest.Run(t, analysistest.TestData(), a, "message")
+	}
 }

@@ -19,15 +19,6 @@ func typeInfoCallee(info *types.Info, call *ast.CallExpr) (*types.Func, bool) {
 	return fn, ok
 }
 
-// A condRelease is a deferred release that runs only under a condition: while a flag has a
-// value (defer func() { if !ok { release } }()) or while an error is non-nil.
-type condRelease struct {
-	flag     types.Object // the bool flag, or nil
-	when     bool         // the flag's value for which the release runs
-	errVar   types.Object // the error, or nil
-	namedErr bool         // errVar is a named result: every error return sets it
-}
-
 // state is what the search knows on one path.
 type state struct {
 	errLive bool                  // a.errObj still holds the acquisition's error
@@ -87,18 +78,20 @@ func remove(l []types.Object, o types.Object) []types.Object {
 // walker searches the CFG of one function for the returns one acquisition can reach
 // unreleased.
 type walker struct {
-	p        *pkgChecker
-	a        *acquisition
-	sig      *types.Signature
-	g        *cfg.CFG
-	body     *ast.BlockStmt
-	fnNode   ast.Node
-	rels     map[*ast.CallExpr]bool
-	seen     map[*cfg.Block]map[string]bool
-	noReturn map[ast.Stmt]bool
-	reported map[token.Pos]bool
-	leaks    []leak
-	caseTag  map[ast.Expr]ast.Expr // a case value of a switch with a tag → the tag
+	p         *pkgChecker
+	a         *acquisition
+	sig       *types.Signature
+	g         *cfg.CFG
+	body      *ast.BlockStmt
+	fnNode    ast.Node
+	rels      map[*ast.CallExpr]bool
+	seen      map[*cfg.Block]map[string]bool
+	noReturn  map[ast.Stmt]bool
+	reported  map[token.Pos]bool
+	leaks     []leak
+	caseTag   map[ast.Expr]ast.Expr // a case value of a switch with a tag → the tag
+	handed    bool                  // some path hands the resource on
+	flagCache map[types.Object]bool
 }
 
 // A leak is a return the acquisition can reach unreleased.
@@ -167,63 +160,6 @@ func (w *walker) run() {
 	}
 }
 
-// initialDefers records the deferred conditional releases placed before the acquisition
-// (var ok bool; defer func() { if !ok { release } }(); acquire), and the constant values of
-// flags declared before it.
-func (w *walker) initialDefers(st *state) {
-	info := w.p.pass.TypesInfo
-	ast.Inspect(w.body, func(n ast.Node) bool {
-		if n == nil || n.Pos() >= w.a.call.Pos() {
-			return false
-		}
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.DeferStmt:
-			w.deferred(n, st)
-			return false
-		case *ast.AssignStmt:
-			for i, l := range n.Lhs {
-				if i < len(n.Rhs) && len(n.Lhs) == len(n.Rhs) {
-					w.setFlag(info, l, n.Rhs[i], st)
-				}
-			}
-		case *ast.ValueSpec:
-			for i, id := range n.Names {
-				if o, ok := info.Defs[id].(*types.Var); ok && isBool(o.Type()) {
-					if i < len(n.Values) {
-						w.setFlag(info, id, n.Values[i], st)
-					} else if len(n.Values) == 0 {
-						st.flags[o] = false
-					}
-				}
-			}
-		}
-		return true
-	})
-}
-
-func isBool(t types.Type) bool {
-	b, ok := t.Underlying().(*types.Basic)
-	return ok && b.Kind() == types.Bool
-}
-
-func (w *walker) setFlag(info *types.Info, lhs, rhs ast.Expr, st *state) {
-	id, ok := ast.Unparen(lhs).(*ast.Ident)
-	if !ok {
-		return
-	}
-	o := info.ObjectOf(id)
-	if o == nil || !isBool(o.Type()) {
-		return
-	}
-	if c, ok := info.Types[rhs]; ok && c.Value != nil {
-		st.flags[o] = c.Value.String() == "true"
-	} else {
-		delete(st.flags, o)
-	}
-}
-
 // step is the verdict of one node on the path.
 type step uint8
 
@@ -238,30 +174,22 @@ func (w *walker) block(b *cfg.Block, from int, st state) {
 	for i := from; i < len(b.Nodes); i++ {
 		n := b.Nodes[i]
 		if ret, ok := n.(*ast.ReturnStmt); ok {
-			if w.nodeStep(ret, &st) != goOn {
+			if v := w.nodeStep(ret, &st); v != goOn {
+				w.handed = w.handed || v == handedOn
 				return
 			}
 			w.atReturn(ret, st)
 			return
 		}
-		if w.nodeStep(n, &st) != goOn {
+		if v := w.nodeStep(n, &st); v != goOn {
+			w.handed = w.handed || v == handedOn
 			return
 		}
 	}
 	switch len(b.Succs) {
 	case 0:
-		if !b.Live {
-			return // the end of a function that never gets there (for {} without a break)
-		}
-		if b.Kind == cfg.KindSelectAfterCase {
-			// The dangling edge after the last case of a select without default: "no case
-			// was chosen", which cannot happen (the select waits), so not a function end.
+		if w.selectEnd(b) {
 			return
-		}
-		if len(b.Nodes) > 0 {
-			if s, ok := b.Nodes[len(b.Nodes)-1].(ast.Stmt); ok && w.noReturn[s] {
-				return
-			}
 		}
 		w.atReturn(nil, st)
 	case 2:
@@ -309,333 +237,11 @@ func (w *walker) visit(b *cfg.Block, st state) {
 	w.block(b, 0, st)
 }
 
-// prune applies the condition cond on its true (or false) edge to st and reports whether the
-// edge leaves the search: the acquisition's own failure branch, or the nil or false edge of
-// a guard on its handle.
-func (w *walker) prune(cond ast.Expr, edge bool, st *state) bool {
-	info := w.p.pass.TypesInfo
-	cond = ast.Unparen(cond)
-	if cond == w.a.call {
-		return !edge // if mu.TryLock() { … }: the false edge acquired nothing
-	}
-	switch c := cond.(type) {
-	case *ast.UnaryExpr:
-		if c.Op == token.NOT {
-			return w.prune(c.X, !edge, st)
-		}
-	case *ast.Ident:
-		if o := info.ObjectOf(c); o != nil && w.a.guards[o] && isBool(o.Type()) {
-			return !edge // if owned { … }: the false edge acquired nothing
-		}
-	case *ast.BinaryExpr:
-		if c.Op != token.EQL && c.Op != token.NEQ {
-			return false
-		}
-		x := c.X
-		if isNilIdent(info, x) {
-			x = c.Y
-		} else if !isNilIdent(info, c.Y) {
-			// err == errNotFound (or a case errNotFound of switch err): on the true edge
-			// the acquisition's error equals a sentinel, so it failed.
-			if id, ok := ast.Unparen(c.X).(*ast.Ident); ok && (c.Op == token.EQL) == edge {
-				if o := info.ObjectOf(id); o != nil && o == w.a.errObj && st.errLive {
-					if t := info.TypeOf(c.Y); t != nil && isError(t) {
-						return true
-					}
-				}
-			}
-			return false
-		}
-		isNonNil := (c.Op == token.NEQ) == edge // on this edge, x != nil
-		x = ast.Unparen(x)
-		if id, ok := x.(*ast.Ident); ok {
-			o := info.ObjectOf(id)
-			if o == nil {
-				return false
-			}
-			if o == w.a.errObj && st.errLive {
-				if isNonNil {
-					return true // the acquisition failed: nothing to release
-				}
-				st.nilErr = append(remove(st.nilErr, o), o)
-				return false
-			}
-			if w.a.guards[o] && !isNonNil {
-				return true // if addrMgr != nil { … }: the nil edge holds nothing
-			}
-			if t := o.Type(); isError(t) {
-				if isNonNil {
-					st.errSet = append(remove(st.errSet, o), o)
-					st.nilErr = remove(st.nilErr, o)
-				} else {
-					st.nilErr = append(remove(st.nilErr, o), o)
-					st.errSet = remove(st.errSet, o)
-				}
-			}
-			return false
-		}
-		// ignoreNotFound(err) != nil: a function of the acquisition's error.
-		if call, ok := x.(*ast.CallExpr); ok && w.callOfErr(call, st) && isNonNil {
-			return true
-		}
-	case *ast.CallExpr:
-		// errors.Is(err, ErrX), apierrors.IsNotFound(err): true only when err is non-nil.
-		if edge && w.callOfErr(c, st) {
-			if t := info.TypeOf(c); t != nil && isBool(t) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// callOfErr reports whether call takes the acquisition's error, still live, as an argument.
-func (w *walker) callOfErr(call *ast.CallExpr, st *state) bool {
-	if !st.errLive || w.a.errObj == nil {
-		return false
-	}
-	info := w.p.pass.TypesInfo
-	for _, arg := range call.Args {
-		if id, ok := ast.Unparen(arg).(*ast.Ident); ok && info.ObjectOf(id) == w.a.errObj {
-			return true
-		}
-	}
-	return false
-}
-
-// holds reports whether e is (or is built from) the acquired value on this path.
-func (w *walker) holds(e ast.Expr, st *state) bool {
-	info := w.p.pass.TypesInfo
-	found := false
-	var visit func(e ast.Expr)
-	visit = func(e ast.Expr) {
-		if found || e == nil {
-			return
-		}
-		switch x := ast.Unparen(e).(type) {
-		case *ast.Ident:
-			if o := info.ObjectOf(x); o != nil && (w.a.values[o] || st.aliases[o] || st.clos[o]) {
-				found = true
-			}
-		case *ast.UnaryExpr:
-			if x.Op == token.AND {
-				visit(x.X)
-			}
-		case *ast.StarExpr:
-			visit(x.X)
-		case *ast.CompositeLit:
-			for _, el := range x.Elts {
-				visit(el)
-			}
-		case *ast.KeyValueExpr:
-			visit(x.Value)
-		case *ast.FuncLit:
-			if w.litReleases(x) != nil || w.mentions(x, st) {
-				found = true // a cleanup closure, or one that captures the value
-			}
-		case *ast.CallExpr:
-			// A constructor or conversion that wraps the value (newConn(c), append(s, v)),
-			// but not a method of the value itself (f.Name()), nor a call whose result
-			// cannot hold it (err = fsync(f) returns an error, not f).
-			if t := info.TypeOf(x); t == nil || isError(t) || isBasic(t) {
-				return
-			}
-			if r := receiver(info, x); r != nil {
-				if o := rootObj(info, r); o != nil && (w.a.values[o] || st.aliases[o]) {
-					return
-				}
-			}
-			if w.rels[x] {
-				return
-			}
-			for _, arg := range x.Args {
-				visit(arg)
-			}
-		}
-	}
-	visit(e)
-	return found
-}
-
-// mentions reports whether n refers to the acquired value.
-func (w *walker) mentions(n ast.Node, st *state) bool {
-	info := w.p.pass.TypesInfo
-	found := false
-	ast.Inspect(n, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
-			if o := info.Uses[id]; o != nil && (w.a.values[o] || st.aliases[o] || st.clos[o]) {
-				found = true
-			}
-		}
-		return !found
-	})
-	return found
-}
-
-// releaseMethodValue reports whether e is a method value of the release on the acquired
-// value (l.Release, f.Close), a closure that releases it when called.
-func (w *walker) releaseMethodValue(e ast.Expr, st *state) bool {
-	info := w.p.pass.TypesInfo
-	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
-	if !ok {
-		return false
-	}
-	s, ok := info.Selections[sel]
-	if !ok || s.Kind() != types.MethodVal {
-		return false
-	}
-	fn, ok := s.Obj().(*types.Func)
-	if !ok {
-		return false
-	}
-	o := rootObj(info, sel.X)
-	if o == nil || !(w.a.values[o] || st.aliases[o]) {
-		return false
-	}
-	if w.a.pair != nil {
-		return slices.Contains(w.a.pair.releases, funcName(fn))
-	}
-	return slices.Contains(w.a.verb.releases, fn.Name()) || isReleaseVerbName(fn.Name(), w.a.verb.relVerbs)
-}
-
-// litReleases returns the release calls inside lit, or nil.
-func (w *walker) litReleases(lit *ast.FuncLit) []*ast.CallExpr {
-	var out []*ast.CallExpr
-	ast.Inspect(lit.Body, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok && w.rels[c] {
-			out = append(out, c)
-		}
-		return true
-	})
-	return out
-}
-
-// deferred applies a defer statement to st and reports whether it releases on every path.
-func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
-	if w.rels[d.Call] {
-		return true
-	}
-	if id, ok := ast.Unparen(d.Call.Fun).(*ast.Ident); ok {
-		if o := w.p.pass.TypesInfo.Uses[id]; o != nil && st.clos[o] {
-			return true // defer cleanup()
-		}
-	}
-	lit, ok := ast.Unparen(d.Call.Fun).(*ast.FuncLit)
-	if !ok {
-		return false
-	}
-	rels := w.litReleases(lit)
-	if len(rels) == 0 {
-		return false
-	}
-	info := w.p.pass.TypesInfo
-	for _, r := range rels {
-		c, ok := w.guardOf(lit, r)
-		if !ok {
-			return true // an unconditional release, or one under a nil guard
-		}
-		st.conds = append(st.conds, c)
-		_ = info
-	}
-	return false
-}
-
-// guardOf returns the condition under which the release r in the deferred closure lit
-// runs, when it is an ok flag or an error; ok is false when r is unconditional (or guarded
-// by something else, such as a nil check on the handle).
-func (w *walker) guardOf(lit *ast.FuncLit, r *ast.CallExpr) (condRelease, bool) {
-	info := w.p.pass.TypesInfo
-	var found condRelease
-	ok := false
-	var stack []ast.Node
-	ast.Inspect(lit.Body, func(n ast.Node) bool {
-		if n == nil {
-			stack = stack[:len(stack)-1]
-			return true
-		}
-		if n == r {
-			for i := len(stack) - 1; i >= 0; i-- {
-				ifs, isIf := stack[i].(*ast.IfStmt)
-				if !isIf || !(within(ifs.Body, r) || (ifs.Else != nil && within(ifs.Else, r))) {
-					continue // not an if, or r is in its init or condition: r runs either way
-				}
-				inElse := ifs.Else != nil && within(ifs.Else, r)
-				if c, good := flagCond(info, ifs.Cond, !inElse); good {
-					found, ok = c, true
-					return false
-				}
-			}
-			return false
-		}
-		stack = append(stack, n)
-		return true
-	})
-	if ok && found.errVar != nil {
-		found.namedErr = w.isNamedResult(found.errVar)
-	}
-	return found, ok
-}
-
-// flagCond reads "!ok", "ok", "ok == false", "err != nil" as the condition of a release
-// (taken when the condition is want).
-func flagCond(info *types.Info, cond ast.Expr, want bool) (condRelease, bool) {
-	cond = ast.Unparen(cond)
-	switch c := cond.(type) {
-	case *ast.UnaryExpr:
-		if c.Op == token.NOT {
-			return flagCond(info, c.X, !want)
-		}
-	case *ast.Ident:
-		if o := info.ObjectOf(c); o != nil && isBool(o.Type()) {
-			return condRelease{flag: o, when: want}, true
-		}
-	case *ast.BinaryExpr:
-		if c.Op == token.LAND || c.Op == token.LOR {
-			return condRelease{}, false
-		}
-		x, y := ast.Unparen(c.X), ast.Unparen(c.Y)
-		if isNilIdent(info, x) {
-			x, y = y, x
-		}
-		id, ok := x.(*ast.Ident)
-		if !ok {
-			return condRelease{}, false
-		}
-		o := info.ObjectOf(id)
-		if o == nil {
-			return condRelease{}, false
-		}
-		if isNilIdent(info, y) && isError(o.Type()) && (c.Op == token.NEQ) == want {
-			return condRelease{errVar: o}, true
-		}
-		if isBool(o.Type()) {
-			if tv, ok := info.Types[y]; ok && tv.Value != nil {
-				v := tv.Value.String() == "true"
-				if c.Op == token.NEQ {
-					v = !v
-				}
-				return condRelease{flag: o, when: v == want}, true
-			}
-		}
-	}
-	return condRelease{}, false
-}
-
-func (w *walker) isNamedResult(o types.Object) bool {
-	res := w.sig.Results()
-	for i := 0; i < res.Len(); i++ {
-		if res.At(i) == o {
-			return true
-		}
-	}
-	return false
-}
-
 // nodeStep applies one CFG node to st.
 func (w *walker) nodeStep(n ast.Node, st *state) step {
 	info := w.p.pass.TypesInfo
-	if n != w.a.node && within(n, w.a.call) {
-		return stopped // around a loop to the acquisition again: a new instance
+	if w.loopInstance(n) {
+		return stopped
 	}
 	switch s := n.(type) {
 	case *ast.DeferStmt:
@@ -689,9 +295,11 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 				return false
 			}
 			if lit, ok := ast.Unparen(x.Fun).(*ast.FuncLit); ok {
-				if w.litReleases(lit) != nil {
-					verdict = released // func() { release }()
-					return false
+				for _, r := range w.litReleases(lit) {
+					if _, g := w.guardOf(lit, r); g == deferUnconditional {
+						verdict = released // func() { release }(), func() { defer release; … }()
+						return false
+					}
 				}
 			}
 			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok {
@@ -715,6 +323,10 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 						return false
 					}
 				}
+				if w.compositeHandOff(x, arg, st) {
+					verdict = handedOn
+					return false
+				}
 			}
 			if neverReturns(info, x) {
 				verdict = stopped
@@ -724,94 +336,6 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 		return true
 	})
 	return verdict
-}
-
-// assign applies lhs = rhs: aliases, handoffs into fields, maps and slices, flag values, and
-// the end of the acquisition's error once err is reassigned.
-func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
-	info := w.p.pass.TypesInfo
-	for i, l := range lhs {
-		var r ast.Expr
-		if len(lhs) == len(rhs) {
-			r = rhs[i]
-		}
-		l = ast.Unparen(l)
-		id, isIdent := l.(*ast.Ident)
-		var o types.Object
-		if isIdent {
-			o = info.ObjectOf(id)
-		}
-		if o != nil {
-			if o == w.a.errObj {
-				st.errLive = false
-			}
-			st.nilErr = remove(st.nilErr, o)
-			st.errSet = remove(st.errSet, o)
-			if r != nil {
-				w.setFlag(info, l, r, st)
-			}
-		}
-		if r == nil {
-			continue
-		}
-		if lit, ok := ast.Unparen(r).(*ast.FuncLit); ok && w.litReleases(lit) != nil {
-			if o != nil && isLocal(o, w.body) {
-				st.clos[o] = true
-				continue
-			}
-			return handedOn // a cleanup stored for later
-		}
-		if w.releaseMethodValue(r, st) {
-			if o != nil && isLocal(o, w.body) {
-				st.clos[o] = true // cleanup := l.Release
-				continue
-			}
-			return handedOn // h.cleanup = l.Release
-		}
-		if w.holds(r, st) {
-			if o != nil && isLocal(o, w.body) {
-				st.aliases[o] = true // v2 := v, s := &server{ln: ln}, list = append(list, v)
-				continue
-			}
-			if isIdent && id.Name == "_" {
-				continue
-			}
-			return handedOn // s.conn = c, m[k] = v, *p = v, a package variable
-		}
-	}
-	return goOn
-}
-
-func isLocal(o types.Object, body *ast.BlockStmt) bool {
-	return o.Pos() >= body.Pos() && o.Pos() < body.End()
-}
-
-// neverReturns reports whether call is one of the calls that end the goroutine or the
-// process which ctrlflow cannot prove (klog.Fatal, t.Fatal), or a panic.
-func neverReturns(info *types.Info, call *ast.CallExpr) bool {
-	if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
-		if b, ok := info.Uses[id].(*types.Builtin); ok && b.Name() == "panic" {
-			return true
-		}
-	}
-	fn, _ := typeInfoCallee(info, call)
-	if fn == nil || fn.Pkg() == nil {
-		return false
-	}
-	name := fn.Name()
-	switch fn.Pkg().Path() {
-	case "os", "syscall":
-		return name == "Exit"
-	case "runtime":
-		return name == "Goexit"
-	case "log":
-		return strings.HasPrefix(name, "Fatal") || strings.HasPrefix(name, "Panic")
-	case "k8s.io/klog", "k8s.io/klog/v2":
-		return strings.HasPrefix(name, "Fatal") || strings.HasPrefix(name, "Exit")
-	case "testing":
-		return strings.HasPrefix(name, "Fatal") || name == "FailNow" || strings.HasPrefix(name, "Skip")
-	}
-	return false
 }
 
 // errorCarrying reports whether ret returns a non-nil error on this path, as far as the
@@ -848,36 +372,6 @@ func (w *walker) errorCarrying(ret *ast.ReturnStmt, st *state) bool {
 	return true
 }
 
-// valueWithError reports whether ret returns the acquired value together with an error that
-// is non-nil on this path: the error is known non-nil here (the true edge of err != nil), or
-// is made by errors.New or fmt.Errorf.
-func (w *walker) valueWithError(ret *ast.ReturnStmt, st *state) bool {
-	res := w.sig.Results()
-	if ret == nil || len(ret.Results) < 2 || len(ret.Results) != res.Len() || !isError(res.At(res.Len()-1).Type()) {
-		return false
-	}
-	info := w.p.pass.TypesInfo
-	nonNil := false
-	switch e := ast.Unparen(ret.Results[len(ret.Results)-1]).(type) {
-	case *ast.Ident:
-		nonNil = slices.Contains(st.errSet, info.ObjectOf(e))
-	case *ast.CallExpr:
-		if fn, ok := typeInfoCallee(info, e); ok {
-			n := funcName(fn)
-			nonNil = n == "errors.New" || n == "fmt.Errorf"
-		}
-	}
-	if !nonNil {
-		return false
-	}
-	for _, r := range ret.Results[:len(ret.Results)-1] {
-		if w.holds(r, st) {
-			return true
-		}
-	}
-	return false
-}
-
 // atReturn decides whether the path ending at ret (nil: the end of the body) leaks.
 func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 	if w.a.valueErrOnly && !w.valueWithError(ret, &st) {
@@ -889,6 +383,7 @@ func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 	if ret != nil && (!errRet || !w.valueWithError(ret, &st)) {
 		for _, r := range ret.Results {
 			if w.holds(r, &st) {
+				w.handed = true
 				return // handed on to the caller
 			}
 		}
@@ -898,6 +393,7 @@ func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 		res := w.sig.Results()
 		for i := 0; i < res.Len(); i++ {
 			if o := res.At(i); w.a.values[o] || st.aliases[o] || st.clos[o] {
+				w.handed = true
 				return
 			}
 		}
@@ -906,26 +402,8 @@ func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 	if !need {
 		return
 	}
-	for _, c := range st.conds {
-		switch {
-		case c.flag != nil:
-			v, known := st.flags[c.flag]
-			if !known || v == c.when {
-				return // the deferred release runs
-			}
-		case c.errVar != nil:
-			if c.namedErr && errRet {
-				return // the return sets the named err, the deferred release sees it
-			}
-			if ret != nil && len(ret.Results) > 0 {
-				if id, ok := ast.Unparen(ret.Results[len(ret.Results)-1]).(*ast.Ident); ok && w.p.pass.TypesInfo.ObjectOf(id) == c.errVar && errRet {
-					return
-				}
-			}
-			if slices.Contains(st.errSet, c.errVar) {
-				return
-			}
-		}
+	if w.deferGuardRuns(ret, &st, errRet) {
+		return
 	}
 	pos := w.body.Rbrace
 	if ret != nil {
@@ -950,8 +428,11 @@ func (w *walker) releaseText() (string, *releaseCall) {
 	short := r[strings.LastIndex(r, "/")+1:]
 	if parts := strings.Split(short, "."); len(parts) == 3 {
 		// A method: name it on the acquired value when there is one, "f.Close".
-		for o := range w.a.values {
-			return o.Name() + "." + parts[2], nil
+		// The first, in declaration order, whose type has the method: the same on every run.
+		for _, o := range sortedObjs(w.a.values) {
+			if m, _, _ := types.LookupFieldOrMethod(o.Type(), true, o.Pkg(), parts[2]); m != nil {
+				return o.Name() + "." + parts[2], nil
+			}
 		}
 		return parts[1] + "." + parts[2], nil
 	}
@@ -980,12 +461,14 @@ func (w *walker) report(l leak, withFix bool) {
 		End:      end,
 		Category: w.a.source,
 		Message:  fmt.Sprintf("%s may skip %s (%s at line %d)", what, rel, w.a.name, fset.Position(w.a.call.Pos()).Line),
-		Related: []analysis.RelatedInformation{{
+	}
+	if !w.p.cfg.golangci {
+		d.Related = append(d.Related, analysis.RelatedInformation{
 			Pos: w.a.call.Pos(), End: w.a.call.End(),
 			Message: fmt.Sprintf("%s acquires it here", types.ExprString(w.a.call.Fun)),
-		}},
+		})
 	}
-	if rc != nil {
+	if rc != nil && !w.p.cfg.golangci {
 		d.Related = append(d.Related, analysis.RelatedInformation{
 			Pos: rc.call.Pos(), End: rc.call.End(),
 			Message: fmt.Sprintf("%s releases it here, on another path", rc.text),

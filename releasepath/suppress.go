@@ -27,7 +27,7 @@ func (p *pkgChecker) suppressedAt(pos token.Pos) bool {
 }
 
 func (p *pkgChecker) silences(text string) bool {
-	if isNolint(text) {
+	if p.isNolint(text) {
 		return true
 	}
 	rest, ok := directiveRest(text, "releasepath:ok")
@@ -57,8 +57,14 @@ func directiveRest(text, directive string) (string, bool) {
 	}
 }
 
-// isNolint reports whether a comment is a //nolint directive that covers releasepath.
-func isNolint(text string) bool {
+// isNolint reports whether a comment is a //nolint directive that covers releasepath, which
+// the Analyzer honours itself except under golangci-lint (Config.GolangciLint), whose own
+// filter applies //nolint and whose nolintlint reports a directive as unused when the
+// finding it silences never reached it.
+func (p *pkgChecker) isNolint(text string) bool {
+	if p.cfg.golangci {
+		return false
+	}
 	body := strings.TrimSpace(strings.TrimPrefix(text, "//"))
 	i := strings.Index(body, "nolint")
 	if i < 0 || (i > 0 && body[i-1] != ' ') {
@@ -89,7 +95,7 @@ func (p *pkgChecker) funcSuppressed(fn ast.Node, doc *ast.CommentGroup) bool {
 		line := tf.Line(lit.Pos())
 		for _, l := range []int{line, line - 1} {
 			for _, c := range p.comments[tf][l] {
-				if hasDirective(c, "releasepath:handoff") || isNolint(c) {
+				if hasDirective(c, "releasepath:handoff") || p.isNolint(c) {
 					return true
 				}
 			}
@@ -101,7 +107,7 @@ func (p *pkgChecker) funcSuppressed(fn ast.Node, doc *ast.CommentGroup) bool {
 	_, isLit := fn.(*ast.FuncLit)
 	for _, c := range doc.List {
 		// The enclosing function's //nolint covers its literals; its handoff does not.
-		if (!isLit && hasDirective(c.Text, "releasepath:handoff")) || isNolint(c.Text) {
+		if (!isLit && hasDirective(c.Text, "releasepath:handoff")) || p.isNolint(c.Text) {
 			return true
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,8 +17,8 @@ import (
 // TestUpstreamKubernetes97740 runs the command on the real package of kubernetes#97740,
 // k8s.io/legacy-cloud-providers/gce, through the Go module proxy: v0.20.1 is flagged at
 // exactly the five returns that skip the release, v0.20.2 is clean, go vet -vettool reports
-// the same, and -fix on a copy of v0.20.1 produces the v0.20.2 change, which builds and is
-// clean. One temporary module holds v0.20.1 as a dependency and the two copies, so that the
+// the same, and -fix leaves v0.20.1 as it is, since a call follows the release on its success
+// path. One temporary module holds v0.20.1 as a dependency and the two copies, so that the
 // dependencies are loaded once.
 func TestUpstreamKubernetes97740(t *testing.T) {
 	if testing.Short() {
@@ -97,24 +96,17 @@ func TestUpstreamKubernetes97740(t *testing.T) {
 		assert.Equal(t, want, vetLines, "go vet output:\n%s", out)
 	}
 
-	// -fix on the copy of v0.20.1: the v0.20.2 change, which builds and is clean.
-	_, _ = run(bin, "-test=false", "-fix", "./gcefix") // exits non-zero: it reports what it fixed
-	out, err = run("go", "build", "./gcefix")
-	require.NoError(t, err, "the fixed package builds: %s", out)
+	// -fix on the copy of v0.20.1 changes nothing: on the success path the release at line 229
+	// is followed by g.GetRegionForwardingRule, which a deferred release would precede. The
+	// v0.20.2 change made that move, harmless there; a tool cannot prove it harmless, so the
+	// findings stay without a fix (the shape with the release last is fixed in the testdata
+	// package addresshold).
+	before := readLines(t, filepath.Join(dir, "gcefix", file))
+	_, _ = run(bin, "-test=false", "-fix", "./gcefix")
+	assert.Equal(t, before, readLines(t, filepath.Join(dir, "gcefix", file)), "-fix leaves v0.20.1 as it is")
 	out, err = run(bin, "-test=false", "-json", "./gcefix")
 	require.NoError(t, err, out)
-	assert.Empty(t, parseJSON(t, out), "the fixed package is clean")
-	fixed := readLines(t, filepath.Join(dir, "gcefix", file))
-	upstream := readLines(t, filepath.Join(dirs["v0.20.2"], "gce", file))
-	// v0.20.2 has one comment in the deferred closure that a tool cannot write.
-	upstream = slices.DeleteFunc(upstream, func(l string) bool {
-		return strings.Contains(l, "// Release the address if all resources were created successfully")
-	})
-	// The driver formats the files it fixes, which adds the //go:build line of go1.17+.
-	fixed = slices.DeleteFunc(fixed, func(l string) bool { return strings.HasPrefix(l, "//go:build ") })
-	sort.Strings(fixed)
-	sort.Strings(upstream)
-	assert.Equal(t, upstream, fixed, "the fixed file has the lines of v0.20.2")
+	assert.Len(t, parseJSON(t, out)["upstreamcheck/gcefix"], len(want), "the five findings stay")
 }
 
 type jsonDiag struct {

@@ -4,11 +4,19 @@
 //
 // Build a custom golangci-lint with it from a .custom-gcl.yml:
 //
-//	version: v2.0.2 # any golangci-lint v2 release
+//	version: v2.0.2 # the golangci-lint v2 release to build
 //	plugins:
 //	  - module: github.com/safereconcile/safereconcile/releasepath
 //	    import: github.com/safereconcile/safereconcile/releasepath/golangci
 //	    version: latest
+//
+// or, from a clone of this repository, with path: in place of version: (a path relative to
+// the .custom-gcl.yml, or absolute, to the releasepath module's directory):
+//
+//	plugins:
+//	  - module: github.com/safereconcile/safereconcile/releasepath
+//	    import: github.com/safereconcile/safereconcile/releasepath/golangci
+//	    path: ../safereconcile/releasepath
 //
 // and enable it in .golangci.yml, with its settings:
 //
@@ -24,9 +32,12 @@
 //	        settings:
 //	          pairs:
 //	            - example.com/cloud.Client.Reserve=example.com/cloud.Client.Release
-//	          tests: false
 //
 // Then run golangci-lint custom to build ./custom-gcl, and ./custom-gcl run ./... as usual.
+// golangci-lint's own settings apply: run.tests decides whether _test.go files are checked,
+// and //nolint:releasepath is applied by golangci-lint (so nolintlint sees it used). The
+// findings carry no related information, which golangci-lint would turn into issues of their
+// own that --fix cannot resolve; the message names the acquisition's line.
 package golangci
 
 import (
@@ -43,8 +54,6 @@ func init() { register.Plugin("releasepath", New) }
 type Settings struct {
 	// Pairs adds acquire=release pairs in full names, as the -pairs flag does.
 	Pairs []string `json:"pairs"`
-	// Tests also checks _test.go files.
-	Tests bool `json:"tests"`
 }
 
 // Plugin is the releasepath plugin; golangci-lint makes one with [New].
@@ -56,7 +65,7 @@ func New(settings any) (register.LinterPlugin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("releasepath: %w", err) // DecodeSettings says "decoding settings: …" itself
 	}
-	a, err := releasepath.New(releasepath.Config{Pairs: s.Pairs, Tests: s.Tests})
+	a, err := releasepath.New(releasepath.Config{Pairs: s.Pairs, GolangciLint: true})
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,8 @@ func (c *cloud) ensureForwardingRule(ip string) error { return nil }
 func (c *cloud) getForwardingRule() (string, error)   { return "", nil }
 
 // ensureV1201 leaks the reservation on every error return between the hold and the release.
+// Its findings carry no fix: getForwardingRule follows the release on the success path, and
+// a deferred release would run after it instead of before.
 func (c *cloud) ensureV1201(name, ipToUse string) (string, error) {
 	var err error
 	var addrMgr *addressManager
@@ -33,7 +35,7 @@ func (c *cloud) ensureV1201(name, ipToUse string) (string, error) {
 		}
 	}
 	if err = c.ensureFirewall(ipToUse); err != nil {
-		return "", err // want `return may skip addrMgr.ReleaseAddress \(HoldAddress at line 30\)`
+		return "", err // want `return may skip addrMgr.ReleaseAddress \(HoldAddress at line 32\)`
 	}
 	if err := c.ensureBackendService(); err != nil {
 		return "", err // want `return may skip addrMgr.ReleaseAddress`
@@ -51,6 +53,33 @@ func (c *cloud) ensureV1201(name, ipToUse string) (string, error) {
 		return "", err // after the release: not a leak
 	}
 	return rule, nil
+}
+
+// ensureReleaseLast is ensureV1201 with the release as the last step before its return: the
+// fix defers the release right after the hold's error check and deletes the release with its
+// nil guard, the v1.20.2 change.
+func (c *cloud) ensureReleaseLast(name, ipToUse string) (string, error) {
+	var err error
+	var addrMgr *addressManager
+	if !c.legacy {
+		addrMgr = newAddressManager(name, ipToUse)
+		ipToUse, err = addrMgr.HoldAddress()
+		if err != nil {
+			return "", err
+		}
+	}
+	if err = c.ensureFirewall(ipToUse); err != nil {
+		return "", err // want `return may skip addrMgr.ReleaseAddress \(HoldAddress at line 66\)`
+	}
+	if err := c.ensureForwardingRule(ipToUse); err != nil {
+		return "", err // want `return may skip addrMgr.ReleaseAddress`
+	}
+	if addrMgr != nil {
+		if err := addrMgr.ReleaseAddress(); err != nil {
+			log.Printf("release address: %v", err)
+		}
+	}
+	return ipToUse, nil
 }
 
 // ensureV1202 is the fix: the release is deferred right after the hold.

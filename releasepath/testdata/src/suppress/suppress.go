@@ -1,4 +1,6 @@
-// Package suppress silences findings with comments.
+// Package suppress silences findings with comments, in the places and spellings users
+// write them; a directive counts only as the exact word. A directive without its reason is
+// in package reasonless.
 package suppress
 
 import "sync"
@@ -23,11 +25,80 @@ func (g *gate) enterNolint(busy bool) bool {
 	return true
 }
 
-func (g *gate) enterNoReason(busy bool) bool {
+func (g *gate) onAcquisition(busy bool) bool {
+	g.mu.Lock() //releasepath:ok leave unlocks it
+	if busy {
+		return false
+	}
+	g.mu.Unlock()
+	return true
+}
+
+func (g *gate) onlyThatReturn(busy, full bool) bool {
 	g.mu.Lock()
 	if busy {
-		//releasepath:ok
-		return false // want `return may skip g.mu.Unlock`
+		return false //releasepath:ok leave unlocks it
+	}
+	if full {
+		return false // want `return may skip g.mu.Unlock \(Lock at line 38\)`
+	}
+	g.mu.Unlock()
+	return true
+}
+
+func (g *gate) nolintList(busy bool) bool {
+	g.mu.Lock()
+	if busy {
+		return false //nolint:errcheck,releasepath // leave unlocks it
+	}
+	g.mu.Unlock()
+	return true
+}
+
+func (g *gate) nolintOther(busy bool) bool {
+	g.mu.Lock()
+	if busy {
+		return false //nolint:errcheck // want `return may skip g.mu.Unlock \(Lock at line 59\)`
+	}
+	g.mu.Unlock()
+	return true
+}
+
+func (g *gate) nolintLookalike(busy bool) bool {
+	g.mu.Lock()
+	if busy {
+		return false //nolint:releasepathx // want `return may skip g.mu.Unlock \(Lock at line 68\)`
+	}
+	g.mu.Unlock()
+	return true
+}
+
+// enterHeld returns holding g.mu on purpose; leave unlocks it.
+//
+//releasepath:handoff
+func (g *gate) enterHeld(busy bool) bool {
+	g.mu.Lock()
+	if busy {
+		return false
+	}
+	return true
+}
+
+// enterNoDirective has the word only in its body, which is no hand-off.
+func (g *gate) enterNoDirective(busy bool) bool {
+	g.mu.Lock()
+	//releasepath:handoff
+	if busy {
+		return false // want `return may skip g.mu.Unlock \(Lock at line 89\)`
+	}
+	g.mu.Unlock()
+	return true
+}
+
+func (g *gate) lookalike(busy bool) bool {
+	g.mu.Lock()
+	if busy {
+		return false //releasepath:okay not the directive // want `return may skip g.mu.Unlock \(Lock at line 99\)`
 	}
 	g.mu.Unlock()
 	return true

@@ -1,0 +1,304 @@
+package releasepath
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+)
+
+// A condRelease is a deferred release that runs only under a condition: while a flag has a
+// value (defer func() { if !ok { release } }()) or while an error is non-nil.
+type condRelease struct {
+	flag     types.Object // the bool flag, or nil
+	when     bool         // the flag's value for which the release runs
+	errVar   types.Object // the error, or nil
+	errNil   bool         // the release runs while errVar is nil (if err == nil), not non-nil
+	namedErr bool         // errVar is a named result: every error return sets it
+}
+
+// initialDefers records the deferred conditional releases placed before the acquisition
+// (var ok bool; defer func() { if !ok { release } }(); acquire), and the constant values of
+// flags declared before it.
+func (w *walker) initialDefers(st *state) {
+	info := w.p.pass.TypesInfo
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		if n == nil || n.Pos() >= w.a.call.Pos() {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.DeferStmt:
+			w.deferred(n, st)
+			return false
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if i < len(n.Rhs) && len(n.Lhs) == len(n.Rhs) {
+					w.setFlag(info, l, n.Rhs[i], st)
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if o, ok := info.Defs[id].(*types.Var); ok && isBool(o.Type()) {
+					if i < len(n.Values) {
+						w.setFlag(info, id, n.Values[i], st)
+					} else if len(n.Values) == 0 {
+						st.flags[o] = false
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+func isBool(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Bool
+}
+
+func (w *walker) setFlag(info *types.Info, lhs, rhs ast.Expr, st *state) {
+	id, ok := ast.Unparen(lhs).(*ast.Ident)
+	if !ok {
+		return
+	}
+	o := info.ObjectOf(id)
+	if o == nil || !isBool(o.Type()) {
+		return
+	}
+	if c, ok := info.Types[rhs]; ok && c.Value != nil {
+		st.flags[o] = c.Value.String() == "true"
+	} else {
+		delete(st.flags, o)
+	}
+}
+
+// deferred applies a defer statement to st and reports whether it releases on every path.
+// A release in a deferred closure counts when it is unconditional or under a nil guard on
+// the handle (deferUnconditional), or, on the paths where it runs, when it is under an ok
+// flag or an error (deferConditional); under any other condition it does not count.
+func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
+	if w.rels[d.Call] {
+		return true
+	}
+	if id, ok := ast.Unparen(d.Call.Fun).(*ast.Ident); ok {
+		if o := w.p.pass.TypesInfo.Uses[id]; o != nil && st.clos[o] {
+			return true // defer cleanup()
+		}
+	}
+	lit, ok := ast.Unparen(d.Call.Fun).(*ast.FuncLit)
+	if !ok {
+		return false
+	}
+	for _, r := range w.litReleases(lit) {
+		switch c, g := w.guardOf(lit, r); g {
+		case deferUnconditional:
+			return true
+		case deferConditional:
+			st.conds = append(st.conds, c)
+		}
+	}
+	return false
+}
+
+// A deferGuard says under what a release in a deferred closure runs.
+type deferGuard uint8
+
+const (
+	deferUnconditional deferGuard = iota // always, or whenever the handle is not nil
+	deferConditional                     // while an ok flag has a value, or an error is (non-)nil
+	deferUnrelated                       // under a condition that says nothing about the acquisition
+)
+
+// guardOf returns the condition under which the release r in the deferred closure lit runs.
+func (w *walker) guardOf(lit *ast.FuncLit, r *ast.CallExpr) (condRelease, deferGuard) {
+	info := w.p.pass.TypesInfo
+	var found condRelease
+	guard := deferUnconditional
+	var stack []ast.Node
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		if n == r {
+			for i := len(stack) - 1; i >= 0 && guard != deferUnrelated; i-- {
+				switch s := stack[i].(type) {
+				case *ast.CaseClause, *ast.CommClause:
+					guard = deferUnrelated
+				case *ast.IfStmt:
+					if !(within(s.Body, r) || (s.Else != nil && within(s.Else, r))) {
+						continue // r is in its init or condition: r runs either way
+					}
+					inElse := s.Else != nil && within(s.Else, r)
+					c, g := w.releaseCond(info, s.Cond, !inElse)
+					switch {
+					case g == deferConditional && guard == deferUnconditional:
+						found, guard = c, g
+					case g != deferUnconditional:
+						guard = deferUnrelated // two conditions, or one that says nothing
+					}
+				}
+			}
+			return false
+		}
+		stack = append(stack, n)
+		return true
+	})
+	if guard == deferConditional && found.errVar != nil {
+		found.namedErr = w.isNamedResult(found.errVar)
+	}
+	return found, guard
+}
+
+// releaseCond reads the condition of an if around a deferred release, taken when it is
+// want: a nil guard on the handle (f != nil) is no condition; "!ok", "ok", "ok == false" on a
+// flag the function sets to a constant, "err != nil" and "err == nil" are conditions the
+// search follows; anything else is unrelated. A conjunction with a nil guard is its other
+// operand.
+func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRelease, deferGuard) {
+	cond = ast.Unparen(cond)
+	switch c := cond.(type) {
+	case *ast.UnaryExpr:
+		if c.Op == token.NOT {
+			return w.releaseCond(info, c.X, !want)
+		}
+	case *ast.Ident:
+		if o := info.ObjectOf(c); o != nil && w.isFlag(o) {
+			return condRelease{flag: o, when: want}, deferConditional
+		}
+	case *ast.BinaryExpr:
+		if c.Op == token.LAND && want {
+			x, gx := w.releaseCond(info, c.X, true)
+			y, gy := w.releaseCond(info, c.Y, true)
+			switch {
+			case gx == deferUnconditional:
+				return y, gy
+			case gy == deferUnconditional:
+				return x, gx
+			}
+			return condRelease{}, deferUnrelated
+		}
+		if c.Op != token.EQL && c.Op != token.NEQ {
+			return condRelease{}, deferUnrelated
+		}
+		x, y := ast.Unparen(c.X), ast.Unparen(c.Y)
+		if isNilIdent(info, x) {
+			x, y = y, x
+		}
+		id, ok := x.(*ast.Ident)
+		if !ok {
+			return condRelease{}, deferUnrelated
+		}
+		o := info.ObjectOf(id)
+		if o == nil {
+			return condRelease{}, deferUnrelated
+		}
+		if isNilIdent(info, y) {
+			nonNil := (c.Op == token.NEQ) == want
+			switch {
+			case isError(o.Type()):
+				return condRelease{errVar: o, errNil: !nonNil}, deferConditional
+			case nonNil && (w.a.values[o] || w.a.guards[o]):
+				return condRelease{}, deferUnconditional // if f != nil { f.Close() }
+			}
+			return condRelease{}, deferUnrelated
+		}
+		if w.isFlag(o) {
+			if tv, ok := info.Types[y]; ok && tv.Value != nil {
+				v := tv.Value.String() == "true"
+				if c.Op == token.NEQ {
+					v = !v
+				}
+				return condRelease{flag: o, when: v == want}, deferConditional
+			}
+		}
+	}
+	return condRelease{}, deferUnrelated
+}
+
+// isFlag reports whether o is a bool variable of the function that the function sets to a
+// constant somewhere (ok := false … ok = true): the ok flag of a deferred release. A bool
+// parameter or a field says nothing about the acquisition.
+func (w *walker) isFlag(o types.Object) bool {
+	if !isBool(o.Type()) || !isLocal(o, w.body) {
+		return false
+	}
+	if v, ok := w.flagCache[o]; ok {
+		return v
+	}
+	info := w.p.pass.TypesInfo
+	found := false
+	constant := func(e ast.Expr) bool {
+		tv, ok := info.Types[e]
+		return ok && tv.Value != nil
+	}
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && info.ObjectOf(id) == o && len(n.Lhs) == len(n.Rhs) && constant(n.Rhs[i]) {
+					found = true
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if info.Defs[id] == o && (len(n.Values) == 0 || (i < len(n.Values) && constant(n.Values[i]))) {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	if w.flagCache == nil {
+		w.flagCache = map[types.Object]bool{}
+	}
+	w.flagCache[o] = found
+	return found
+}
+
+func (w *walker) isNamedResult(o types.Object) bool {
+	res := w.sig.Results()
+	for i := 0; i < res.Len(); i++ {
+		if res.At(i) == o {
+			return true
+		}
+	}
+	return false
+}
+
+// deferGuardRuns reports whether one of the deferred conditional releases on this path runs
+// at ret (nil: the end of the body), a return that carries an error when errRet.
+func (w *walker) deferGuardRuns(ret *ast.ReturnStmt, st *state, errRet bool) bool {
+	for _, c := range st.conds {
+		switch {
+		case c.flag != nil:
+			v, known := st.flags[c.flag]
+			if !known || v == c.when {
+				return true // the deferred release runs
+			}
+		case c.errVar != nil && c.errNil:
+			// defer func() { if err == nil { release } }(): runs on the returns where err is nil.
+			if c.namedErr && !errRet {
+				return true
+			}
+			if slices.Contains(st.nilErr, c.errVar) || (c.errVar == w.a.errObj && st.errLive && !slices.Contains(st.errSet, c.errVar)) {
+				return true
+			}
+		case c.errVar != nil:
+			if c.namedErr && errRet {
+				return true // the return sets the named err, the deferred release sees it
+			}
+			if ret != nil && len(ret.Results) > 0 {
+				if id, ok := ast.Unparen(ret.Results[len(ret.Results)-1]).(*ast.Ident); ok && w.p.pass.TypesInfo.ObjectOf(id) == c.errVar && errRet {
+					return true
+				}
+			}
+			if slices.Contains(st.errSet, c.errVar) {
+				return true
+			}
+		}
+	}
+	return false
+}

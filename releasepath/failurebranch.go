@@ -1,0 +1,147 @@
+package releasepath
+
+import (
+	"go/ast"
+	"go/token"
+)
+
+// prune applies the condition cond on its true (or false) edge to st and reports whether the
+// edge leaves the search: the acquisition's own failure branch ([walker.failureBranch]), or
+// the nil or false edge of a guard on its handle ([walker.nilGuard]). On the other edges it
+// records which errors are nil or non-nil there.
+func (w *walker) prune(cond ast.Expr, edge bool, st *state) bool {
+	cond = ast.Unparen(cond)
+	if c, ok := cond.(*ast.UnaryExpr); ok && c.Op == token.NOT {
+		return w.prune(c.X, !edge, st)
+	}
+	if w.failureBranch(cond, edge, st) || w.nilGuard(cond, edge) {
+		return true
+	}
+	w.trackErrors(cond, edge, st)
+	return false
+}
+
+// failureBranch reports whether the edge of cond is the acquisition's own failure, while
+// err still holds the acquisition's error: the true edge of err != nil, of err ==
+// errNotFound (or a case errNotFound of switch err), of errors.Is(err, x) and
+// apierrors.IsNotFound(err), of ignoreNotFound(err) != nil.
+func (w *walker) failureBranch(cond ast.Expr, edge bool, st *state) bool {
+	info := w.p.pass.TypesInfo
+	switch c := cond.(type) {
+	case *ast.BinaryExpr:
+		if c.Op != token.EQL && c.Op != token.NEQ {
+			return false
+		}
+		x := c.X
+		if isNilIdent(info, x) {
+			x = c.Y
+		} else if !isNilIdent(info, c.Y) {
+			// err == errNotFound: on the true edge the acquisition's error equals a
+			// sentinel, so it failed.
+			if id, ok := ast.Unparen(c.X).(*ast.Ident); ok && (c.Op == token.EQL) == edge {
+				if o := info.ObjectOf(id); o != nil && o == w.a.errObj && st.errLive {
+					if t := info.TypeOf(c.Y); t != nil && isError(t) {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		isNonNil := (c.Op == token.NEQ) == edge // on this edge, x != nil
+		if !isNonNil {
+			return false
+		}
+		switch x := ast.Unparen(x).(type) {
+		case *ast.Ident:
+			o := info.ObjectOf(x)
+			return o != nil && o == w.a.errObj && st.errLive
+		case *ast.CallExpr:
+			return w.callOfErr(x, st) // ignoreNotFound(err) != nil
+		}
+	case *ast.CallExpr:
+		// errors.Is(err, ErrX), apierrors.IsNotFound(err): true only when err is non-nil.
+		if edge && w.callOfErr(c, st) {
+			if t := info.TypeOf(c); t != nil && isBool(t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nilGuard reports whether the edge of cond holds nothing: the false edge of the acquisition
+// itself (if mu.TryLock() { … }) or of a bool it returned (if owned { … }), the nil edge of a
+// guard on the handle (if addrMgr != nil { … }).
+func (w *walker) nilGuard(cond ast.Expr, edge bool) bool {
+	info := w.p.pass.TypesInfo
+	if cond == w.a.call {
+		return !edge
+	}
+	switch c := cond.(type) {
+	case *ast.Ident:
+		if o := info.ObjectOf(c); o != nil && w.a.guards[o] && isBool(o.Type()) {
+			return !edge
+		}
+	case *ast.BinaryExpr:
+		if c.Op != token.EQL && c.Op != token.NEQ {
+			return false
+		}
+		x := c.X
+		if isNilIdent(info, x) {
+			x = c.Y
+		} else if !isNilIdent(info, c.Y) {
+			return false
+		}
+		if id, ok := ast.Unparen(x).(*ast.Ident); ok {
+			o := info.ObjectOf(id)
+			isNil := (c.Op == token.EQL) == edge
+			return o != nil && w.a.guards[o] && isNil
+		}
+	}
+	return false
+}
+
+// trackErrors records, on the edge of an "x == nil" or "x != nil" for an error x, whether x is
+// nil there: errorCarrying and the deferred releases on err read it.
+func (w *walker) trackErrors(cond ast.Expr, edge bool, st *state) {
+	info := w.p.pass.TypesInfo
+	c, ok := cond.(*ast.BinaryExpr)
+	if !ok || (c.Op != token.EQL && c.Op != token.NEQ) {
+		return
+	}
+	x := c.X
+	if isNilIdent(info, x) {
+		x = c.Y
+	} else if !isNilIdent(info, c.Y) {
+		return
+	}
+	id, ok := ast.Unparen(x).(*ast.Ident)
+	if !ok {
+		return
+	}
+	o := info.ObjectOf(id)
+	if o == nil || !isError(o.Type()) {
+		return
+	}
+	if (c.Op == token.NEQ) == edge {
+		st.errSet = append(remove(st.errSet, o), o)
+		st.nilErr = remove(st.nilErr, o)
+	} else {
+		st.nilErr = append(remove(st.nilErr, o), o)
+		st.errSet = remove(st.errSet, o)
+	}
+}
+
+// callOfErr reports whether call takes the acquisition's error, still live, as an argument.
+func (w *walker) callOfErr(call *ast.CallExpr, st *state) bool {
+	if !st.errLive || w.a.errObj == nil {
+		return false
+	}
+	info := w.p.pass.TypesInfo
+	for _, arg := range call.Args {
+		if id, ok := ast.Unparen(arg).(*ast.Ident); ok && info.ObjectOf(id) == w.a.errObj {
+			return true
+		}
+	}
+	return false
+}

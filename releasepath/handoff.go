@@ -1,0 +1,215 @@
+package releasepath
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+)
+
+// holds reports whether e is (or is built from) the acquired value on this path.
+func (w *walker) holds(e ast.Expr, st *state) bool {
+	info := w.p.pass.TypesInfo
+	found := false
+	var visit func(e ast.Expr)
+	visit = func(e ast.Expr) {
+		if found || e == nil {
+			return
+		}
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			if o := info.ObjectOf(x); o != nil && (w.a.values[o] || st.aliases[o] || st.clos[o]) {
+				found = true
+			}
+		case *ast.UnaryExpr:
+			if x.Op == token.AND {
+				visit(x.X)
+			}
+		case *ast.StarExpr:
+			visit(x.X)
+		case *ast.CompositeLit:
+			for _, el := range x.Elts {
+				visit(el)
+			}
+		case *ast.KeyValueExpr:
+			visit(x.Value)
+		case *ast.FuncLit:
+			if w.litReleases(x) != nil || w.mentions(x, st) {
+				found = true // a cleanup closure, or one that captures the value
+			}
+		case *ast.CallExpr:
+			// A constructor or conversion that wraps the value (newConn(c), append(s, v)),
+			// but not a method of the value itself (f.Name()), nor a call whose result
+			// cannot hold it (err = fsync(f) returns an error, not f).
+			if t := info.TypeOf(x); t == nil || isError(t) || isBasic(t) {
+				return
+			}
+			if r := receiver(info, x); r != nil {
+				if o := rootObj(info, r); o != nil && (w.a.values[o] || st.aliases[o]) {
+					return
+				}
+			}
+			if w.rels[x] {
+				return
+			}
+			for _, arg := range x.Args {
+				visit(arg)
+			}
+		}
+	}
+	visit(e)
+	return found
+}
+
+// mentions reports whether n refers to the acquired value.
+func (w *walker) mentions(n ast.Node, st *state) bool {
+	info := w.p.pass.TypesInfo
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if o := info.Uses[id]; o != nil && (w.a.values[o] || st.aliases[o] || st.clos[o]) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// litReleases returns the release calls inside lit, or nil.
+func (w *walker) litReleases(lit *ast.FuncLit) []*ast.CallExpr {
+	var out []*ast.CallExpr
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && w.rels[c] {
+			out = append(out, c)
+		}
+		return true
+	})
+	return out
+}
+
+// compositeHandOff reports whether passing arg to call hands the acquired value on: arg is a
+// composite literal that holds it (s.push(entry{lease: l})), whose new owner is whatever
+// call stores the literal, or call is a Serve-like method, which owns what it is given
+// (srv.Serve(ln)).
+func (w *walker) compositeHandOff(call *ast.CallExpr, arg ast.Expr, st *state) bool {
+	e := ast.Unparen(arg)
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		e = ast.Unparen(u.X)
+	}
+	if _, ok := e.(*ast.CompositeLit); ok {
+		return w.holds(e, st)
+	}
+	if fn, ok := typeInfoCallee(w.p.pass.TypesInfo, call); ok {
+		if ws := words(fn.Name()); ws[0] == "Serve" {
+			return w.holds(arg, st)
+		}
+	}
+	return false
+}
+
+// assign applies lhs = rhs: aliases, handoffs into fields, maps and slices, flag values, and
+// the end of the acquisition's error once err is reassigned.
+func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
+	info := w.p.pass.TypesInfo
+	for i, l := range lhs {
+		var r ast.Expr
+		if len(lhs) == len(rhs) {
+			r = rhs[i]
+		}
+		l = ast.Unparen(l)
+		id, isIdent := l.(*ast.Ident)
+		var o types.Object
+		if isIdent {
+			o = info.ObjectOf(id)
+		}
+		if o != nil {
+			if o == w.a.errObj {
+				st.errLive = false
+			}
+			st.nilErr = remove(st.nilErr, o)
+			st.errSet = remove(st.errSet, o)
+			if r != nil {
+				w.setFlag(info, l, r, st)
+			}
+		}
+		if r == nil {
+			continue
+		}
+		if lit, ok := ast.Unparen(r).(*ast.FuncLit); ok && w.litReleases(lit) != nil {
+			if o != nil && isLocal(o, w.body) {
+				st.clos[o] = true
+				continue
+			}
+			return handedOn // a cleanup stored for later
+		}
+		if w.releaseMethodValue(r, st) {
+			if o != nil && isLocal(o, w.body) {
+				st.clos[o] = true // cleanup := l.Release
+				continue
+			}
+			return handedOn // h.cleanup = l.Release
+		}
+		if w.holds(r, st) {
+			if o != nil && isLocal(o, w.body) {
+				st.aliases[o] = true // v2 := v, s := &server{ln: ln}, list = append(list, v)
+				continue
+			}
+			if isIdent && id.Name == "_" {
+				continue
+			}
+			return handedOn // s.conn = c, m[k] = v, *p = v, a package variable
+		}
+	}
+	return goOn
+}
+
+func isLocal(o types.Object, body *ast.BlockStmt) bool {
+	return o.Pos() >= body.Pos() && o.Pos() < body.End()
+}
+
+// valueWithError reports whether ret returns the acquired value together with an error that
+// is non-nil on this path: the error is known non-nil here (the true edge of err != nil), or
+// is made by errors.New or fmt.Errorf.
+func (w *walker) valueWithError(ret *ast.ReturnStmt, st *state) bool {
+	res := w.sig.Results()
+	if ret == nil || len(ret.Results) < 2 || len(ret.Results) != res.Len() || !isError(res.At(res.Len()-1).Type()) {
+		return false
+	}
+	info := w.p.pass.TypesInfo
+	nonNil := false
+	switch e := ast.Unparen(ret.Results[len(ret.Results)-1]).(type) {
+	case *ast.Ident:
+		nonNil = slices.Contains(st.errSet, info.ObjectOf(e))
+	case *ast.CallExpr:
+		if fn, ok := typeInfoCallee(info, e); ok {
+			n := funcName(fn)
+			nonNil = n == "errors.New" || n == "fmt.Errorf"
+		}
+	}
+	if !nonNil {
+		return false
+	}
+	for _, r := range ret.Results[:len(ret.Results)-1] {
+		if w.holds(r, st) {
+			return true
+		}
+	}
+	return false
+}
+
+// stringHandOff makes a basic-typed result an acquired value when a release takes it as
+// an argument (ip, _ := m.HoldAddress(name) … m.ReleaseAddress(ip)): the string is then the
+// handle of the resource, and returning it, storing it or handing it to a goroutine hands the
+// resource on. A basic result no release takes (a count, a port number) stays a plain value.
+func (a *acquisition) stringHandOff(info *types.Info) {
+	for _, r := range a.releases {
+		for _, arg := range r.call.Args {
+			if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
+				if o := info.Uses[id]; o != nil && a.basic[o] {
+					a.values[o] = true
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,54 @@
+// Package nilguard returns on the nil or false edge of a guard on the handle: nothing is
+// held there.
+package nilguard
+
+import (
+	"os"
+	"sync"
+)
+
+type addrMgr struct{}
+
+func (m *addrMgr) HoldAddress(name string) (string, error) { return name, nil }
+
+func (m *addrMgr) ReleaseAddress(name string) error { return nil }
+
+func step() error { return nil }
+
+type cache struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func nilGuarded(m *addrMgr) error {
+	if m == nil {
+		return nil
+	}
+	ip, err := m.HoldAddress("a")
+	if err != nil {
+		return err
+	}
+	m.ReleaseAddress(ip)
+	return nil
+}
+
+type mounter struct{}
+
+func (m *mounter) Open(p string) (*os.File, error) { return os.Open(p) }
+
+func nilGuardedHandle(p string) error {
+	f, err := os.Open(p)
+	if f == nil {
+		return err
+	}
+	defer f.Close()
+	return step()
+}
+
+func tryLock(c *cache) bool {
+	if !c.mu.TryLock() {
+		return false
+	}
+	defer c.mu.Unlock()
+	return true
+}

@@ -1,0 +1,160 @@
+package releasepath
+
+import (
+	"go/ast"
+	"go/types"
+	"slices"
+	"strings"
+)
+
+// releaseVerbs are the verbs that may end an acquisition: a wrapper's record keeps only the
+// calls that lead with one of them, or that a pair names as a release.
+var releaseVerbs = func() map[string]bool {
+	m := map[string]bool{"Keep": true}
+	for _, vs := range []map[string][]string{scopedVerbs, rollbackVerbs} {
+		for _, rs := range vs {
+			for _, r := range rs {
+				m[r] = true
+			}
+		}
+	}
+	return m
+}()
+
+// isReleaseName reports whether a call of name (full name full) may be a release.
+func (p *pkgChecker) isReleaseName(name, full string) bool {
+	ws := words(name)
+	if first := strings.ToUpper(ws[0][:1]) + ws[0][1:]; releaseVerbs[first] {
+		return true
+	}
+	for _, pr := range p.pairs {
+		if slices.Contains(pr.releases, full) {
+			return true
+		}
+	}
+	return false
+}
+
+// wrapperInfo records, for one function, the release calls it makes on or with each of its
+// parameters (index -1 is the receiver).
+type wrapperInfo struct {
+	names map[int][][2]string // param index → {name, full name} of each release call on or with it
+}
+
+// wrapperReleases reports whether call is a call of a function of this package that releases the acquired value (or the acquisition's
+// receiver) it is passed: a release wrapper such as closeQuietly(f) or m.cleanup(). For a function acquisition (ipam.ExecAdd(plugin, conf)), the wrapper may
+// take the acquisition's arguments instead: ReleaseIPAllocation(conf, plugin).
+func (p *pkgChecker) wrapperReleases(a *acquisition, call *ast.CallExpr, fn *types.Func, isRel func(name, full string) bool) bool {
+	wi := p.wrapper(fn)
+	if wi == nil {
+		return false
+	}
+	info := p.pass.TypesInfo
+	// Only the acquired value or a local handle: a method of the client that acquired
+	// (g.AddInstances … g.RemoveInstances) releases nothing of this acquisition.
+	byArgs := receiver(info, a.call) == nil
+	holds := func(e ast.Expr) bool {
+		o := rootObj(info, e)
+		return o != nil && (a.values[o] || (byArgs && a.argRoots[o]))
+	}
+	check := func(i int) bool {
+		for _, nf := range wi.names[i] {
+			if isRel(nf[0], nf[1]) {
+				return true
+			}
+		}
+		return false
+	}
+	if r := receiver(info, call); r != nil && holds(r) && check(-1) {
+		return true
+	}
+	for i, arg := range call.Args {
+		if holds(arg) && check(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// wrapper returns what fn, a function of this package, releases of its parameters.
+func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
+	fn = fn.Origin()
+	if wi, ok := p.wrappers[fn]; ok {
+		return wi
+	}
+	if p.wrappers == nil {
+		p.wrappers = map[*types.Func]*wrapperInfo{}
+	}
+	p.wrappers[fn] = nil // no recursion through a cycle
+	decl := p.decls[fn]
+	if decl == nil {
+		return nil
+	}
+	info := p.pass.TypesInfo
+	params := map[types.Object]int{}
+	if decl.Recv != nil {
+		for _, f := range decl.Recv.List {
+			for _, id := range f.Names {
+				params[info.Defs[id]] = -1
+			}
+		}
+	}
+	i := 0
+	for _, f := range decl.Type.Params.List {
+		if len(f.Names) == 0 {
+			i++
+		}
+		for _, id := range f.Names {
+			params[info.Defs[id]] = i
+			i++
+		}
+	}
+	wi := &wrapperInfo{names: map[int][][2]string{}}
+	add := func(idx int, nf [2]string) {
+		if !slices.Contains(wi.names[idx], nf) {
+			wi.names[idx] = append(wi.names[idx], nf)
+		}
+	}
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		cfn, _ := typeInfoCallee(info, call)
+		if cfn == nil {
+			return true
+		}
+		nf := [2]string{cfn.Name(), funcName(cfn)}
+		rel := p.isReleaseName(nf[0], nf[1])
+		// A call of another wrapper passes on what it releases: closeAll(f) calls
+		// closeQuietly(f), which calls f.Close.
+		inner := p.wrapper(cfn)
+		if r := receiver(info, call); r != nil {
+			if idx, ok := params[rootObj(info, r)]; ok {
+				if rel {
+					add(idx, nf)
+				}
+				if inner != nil {
+					for _, x := range inner.names[-1] {
+						add(idx, x)
+					}
+				}
+			}
+		}
+		for j, arg := range call.Args {
+			if idx, ok := params[rootObj(info, arg)]; ok {
+				if rel {
+					add(idx, nf)
+				}
+				if inner != nil {
+					for _, x := range inner.names[j] {
+						add(idx, x)
+					}
+				}
+			}
+		}
+		return true
+	})
+	p.wrappers[fn] = wi
+	return wi
+}
