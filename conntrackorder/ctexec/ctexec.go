@@ -156,7 +156,8 @@ const outputLimit = 4 << 10
 const waitDelay = 500 * time.Millisecond
 
 // runConntrack runs conntrack(8) and returns its standard error followed by the first
-// outputLimit bytes of its standard output.
+// outputLimit bytes of its standard output, and a line counting the rest of it when the rest
+// is more than white space.
 //
 // The command runs in a process group of its own, and a done ctx kills the whole group: when
 // conntrack is a wrapper script (a container's, a test's) whose child still holds the
@@ -176,22 +177,30 @@ func runConntrack(ctx context.Context, args []string) ([]byte, error) {
 		// the entries are deleted, only the rest of the output is lost.
 		err = nil
 	}
-	return append(stderr.Bytes(), stdout.buf.Bytes()...), err
+	out := append(stderr.Bytes(), stdout.buf.Bytes()...)
+	if stdout.droppedText {
+		// What was discarded is output too: a line there is not the nothing-deleted summary
+		// alone, and says so in the error.
+		out = fmt.Appendf(out, "\n(%d more bytes of standard output not kept)", stdout.dropped)
+	}
+	return out, err
 }
 
-// limitedBuffer keeps the first max bytes written to it and discards the rest.
+// limitedBuffer keeps the first max bytes written to it and discards the rest, counting them
+// and noting whether any of them was more than white space.
 type limitedBuffer struct {
-	buf bytes.Buffer
-	max int
+	buf         bytes.Buffer
+	max         int
+	dropped     int
+	droppedText bool
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.buf.Len(); room > 0 {
-		if len(p) > room {
-			b.buf.Write(p[:room])
-		} else {
-			b.buf.Write(p)
-		}
+	kept := min(max(b.max-b.buf.Len(), 0), len(p))
+	b.buf.Write(p[:kept])
+	if rest := p[kept:]; len(rest) > 0 {
+		b.dropped += len(rest)
+		b.droppedText = b.droppedText || len(bytes.TrimSpace(rest)) > 0
 	}
 	return len(p), nil
 }

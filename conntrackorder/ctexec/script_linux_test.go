@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -105,6 +106,36 @@ func TestExitStatusOne(t *testing.T) {
 			assert.Equal(t, ctexec.Args(svcFilter), fe.Args)
 			assert.True(t, strings.HasPrefix(err.Error(), "ctexec: conntrack -D -p udp --orig-dst 172.30.0.41 --dport 80: "), "%q", err)
 		})
+	}
+}
+
+// TestExitStatusOneWithALineBeyondTheKeptOutputIsAnError: the summary is not alone when
+// another line follows it on standard output, however much blank output comes first, also
+// past the part of standard output that Flush keeps; blank output alone beyond it changes
+// nothing.
+func TestExitStatusOneWithALineBeyondTheKeptOutputIsAnError(t *testing.T) {
+	for _, blank := range []int{100, 4096, 65536} {
+		for _, tt := range []struct {
+			name   string
+			then   string // printed on standard output after the blank lines
+			wantOK bool
+		}{
+			{name: "a line", then: "Operation failed: Permission denied"},
+			{name: "nothing", wantOK: true},
+		} {
+			t.Run(fmt.Sprintf("%d blank lines, then %s", blank, tt.name), func(t *testing.T) {
+				newFakeConntrack(t, fmt.Sprintf("echo '%s' >&2\n/usr/bin/head -c %d /dev/zero | /usr/bin/tr '\\0' '\\n'\necho '%s'\nexit 1",
+					nothingDeletedLine, blank, tt.then))
+				err := ctexec.New().Flush(context.Background(), conntrackorder.Plan{svcFilter})
+				if tt.wantOK {
+					assert.NoError(t, err)
+					return
+				}
+				var fe *ctexec.FilterError
+				require.ErrorAs(t, err, &fe)
+				assert.Equal(t, svcFilter, fe.Filter)
+			})
+		}
 	}
 }
 
