@@ -21,7 +21,8 @@ const keptEntries = 16
 //
 // IsZero is called through a pointer to a copy of each value, never on list's own storage, so
 // an IsZero with a pointer receiver that writes to its receiver (the way resource.Quantity's
-// String caches its result) cannot change list. It may be called more than once per entry and
+// String caches its result) cannot change list; the result holds that copy, with whatever
+// IsZero wrote to it. It may be called more than once per entry and
 // must not depend on how often it runs. NonZero does not modify list, so it may run
 // concurrently with other readers of list, other calls of NonZero among them, but not with
 // writers.

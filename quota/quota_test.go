@@ -238,7 +238,7 @@ func (m *memo) IsZero() bool {
 }
 
 func TestNonZeroCallsIsZeroOnCopies(t *testing.T) {
-	for _, n := range []int{2, 10} { // both sides of the point where NonZero keeps survivors aside
+	for _, n := range []int{2, 10, 40} { // each side of the sizes where NonZero changes how it keeps survivors
 		t.Run(fmt.Sprintf("%d entries", n), func(t *testing.T) {
 			give := make(map[string]memo, n)
 			for i := 0; i < n; i++ {
@@ -250,6 +250,9 @@ func TestNonZeroCallsIsZeroOnCopies(t *testing.T) {
 			assert.Len(t, got, n/2)
 			for k, m := range give {
 				assert.False(t, m.checked, "IsZero wrote to the input's value of %s", k)
+			}
+			for k, m := range got {
+				assert.Equal(t, memo{amount: give[k].amount, checked: true}, m, "the result holds the copy IsZero saw, %s", k)
 			}
 		})
 	}
