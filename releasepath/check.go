@@ -50,6 +50,9 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 		}
 		p.paramRelease(a, body)
 		a.releases = p.findReleases(a, all)
+		if p.enteredHolding(a, all) {
+			continue
+		}
 		a.stringHandOff(info)
 		if len(a.releases) == 0 {
 			// A method value of the release (unlock := c.mu.Unlock) is evidence as much as a

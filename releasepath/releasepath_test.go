@@ -20,6 +20,7 @@ func TestAnalyzer(t *testing.T) {
 		"compositehandoff",
 		"condefer",
 		"deferguard",
+		"enteredholding",
 		"handoff",
 		"failurebranch",
 		"leadingverb",
