@@ -50,7 +50,7 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 		}
 		p.paramRelease(a, body)
 		a.releases = p.findReleases(a, all)
-		if p.enteredHolding(a, all) {
+		if p.enteredHolding(a, all) || deferredBefore(a, body) {
 			continue
 		}
 		a.stringHandOff(info)

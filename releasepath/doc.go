@@ -58,6 +58,8 @@
 //     search; the next iteration's acquisition is its own: for … { mu.Lock(); …; mu.Unlock() }.
 //   - enteredholding: a function entered holding the lock, whose first call on it is the
 //     release, takes back its caller's lock: c.mu.Unlock(); runtime.Gosched(); c.mu.Lock().
+//   - deferredbefore: a release deferred earlier in the function's own body runs after a
+//     later acquisition too: mu.Lock(); defer mu.Unlock(); …; mu.Unlock(); wait(); mu.Lock().
 //   - selectend: the end of a function no path falls off: a select whose every case returns.
 //   - deferguard: a deferred release counts when unconditional or under a nil guard, and on
 //     the paths where it runs when under an ok flag the function sets (defer func() { if !ok

@@ -44,3 +44,19 @@ func inLiteral(stack []ast.Node) bool {
 	}
 	return false
 }
+
+// deferredBefore reports whether a release of a was deferred by a statement of the
+// function's own body that precedes a: that statement ran before a on every path to it, so
+// the deferred release runs after a too, on every return (mu.Lock(); defer mu.Unlock(); …;
+// mu.Unlock(); wait(); mu.Lock(); return).
+func deferredBefore(a *acquisition, body *ast.BlockStmt) bool {
+	for _, r := range a.releases {
+		if len(r.stack) < 2 || r.stack[0] != body || r.call.Pos() >= a.call.Pos() {
+			continue
+		}
+		if d, ok := r.stack[1].(*ast.DeferStmt); ok && d.Call == r.call {
+			return true
+		}
+	}
+	return false
+}

@@ -20,6 +20,7 @@ func TestAnalyzer(t *testing.T) {
 		"compositehandoff",
 		"condefer",
 		"deferguard",
+		"deferredbefore",
 		"enteredholding",
 		"handoff",
 		"failurebranch",
