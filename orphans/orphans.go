@@ -156,7 +156,8 @@ func NewForManager(mgr manager.Manager, name string, kinds map[string]Kind, opts
 //     dropped. The write runs under [context.WithoutCancel] of ctx, bounded by
 //     [WriteTimeout], so that a reconcile cancelled by a shutdown still records what it
 //     orphaned. When nothing changed, and that is every reconcile in which nothing fails, Run
-//     makes no API request at all.
+//     makes no API request at all; an empty record left by hand, or this controller's
+//     finalizer left without a record, costs one write, once, to remove it.
 //  4. It records at most one Event per outcome on obj, naming the orphans (see [Tracker]).
 //
 // The record takes at most [RecordBudget] bytes. Orphans that do not fit, and those of a write
@@ -284,7 +285,9 @@ func (r *run) orphanNames() []string {
 
 // orphaned takes one failed release of the scope.
 func (t *Tracker) orphaned(ctx context.Context, obj client.Object, r *run, oe *lease.OrphanError) {
-	orphansTotal.WithLabelValues(t.cfg.controller, oe.Kind()).Inc()
+	// A label must be valid UTF-8, or Prometheus panics; the name is refused below, but the
+	// failure is still counted.
+	orphansTotal.WithLabelValues(t.cfg.controller, strings.ToValidUTF8(oe.Kind(), "\uFFFD")).Inc()
 	logger := log.FromContext(ctx)
 	logger.V(1).Info("release failed", "orphan", oe.Name, "kind", oe.Kind(), "error", oe.Err.Error())
 	invalid := recordable(oe.Name)
