@@ -34,7 +34,9 @@ func TestBadInputPanicsFirst(t *testing.T) {
 		{"Run nil function", func() { _ = acquire.Run(context.Background(), nil) }, "acquire: Run with a nil function"},
 		{"Run nil option", func() { _ = acquire.Run(context.Background(), fn, acquire.ReleaseTimeout(time.Second), nil) },
 			"acquire: Run with a nil Option (option 2)"},
+		//releasepath:ok New panics on the nil context: there is no scope to end
 		{"New nil context", func() { acquire.New(nilCtx) }, "acquire: New with a nil context"},
+		//releasepath:ok New panics on the nil option: there is no scope to end
 		{"New nil option", func() { acquire.New(context.Background(), nil) }, "acquire: New with a nil Option (option 1)"},
 		{"End nil scope", func() { nilScope.End(nil) }, "acquire: End on a nil *Scope"},
 		{"Defer nil scope", func() { nilScope.Defer("cleanup", func(context.Context) error { called = true; return nil }) },

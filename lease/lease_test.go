@@ -51,6 +51,7 @@ func TestReleaseFailureOrphansThenRetries(t *testing.T) {
 
 func TestReleaseRunsOnceOnSuccess(t *testing.T) {
 	r := &releases{}
+	//releasepath:ok the loop below releases it, three times
 	l := lease.New("a", "v", r.release)
 	for i := 0; i < 3; i++ {
 		require.NoError(t, l.Release(context.Background()))
@@ -127,6 +128,7 @@ func TestStateString(t *testing.T) {
 
 func TestLedgerOutstanding(t *testing.T) {
 	var g lease.Ledger
+	//releasepath:ok held stays held on purpose: the ledger must list it as outstanding
 	held := lease.New("held", "10.0.0.1", (&releases{}).release)
 	orphan := lease.New("orphan", "10.0.0.2", (&releases{fails: 1}).release)
 	released := lease.New("released", "10.0.0.3", (&releases{}).release)
@@ -147,6 +149,7 @@ func TestLedgerOutstanding(t *testing.T) {
 
 func TestLedgerCompacts(t *testing.T) {
 	var g lease.Ledger
+	//releasepath:ok keep stays held on purpose: the ledger must keep it through compaction
 	keep := lease.New("outstanding", "10.0.0.1", (&releases{}).release)
 	g.Add(keep)
 	for i := 0; i < 10000; i++ {
@@ -213,6 +216,7 @@ func FuzzLease(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		fail := false
 		calls := 0
+		//releasepath:ok the fuzzer's ops decide whether it is ever released
 		l := lease.New("a", 1, func(context.Context, int) error {
 			calls++
 			if fail {

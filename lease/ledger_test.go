@@ -58,6 +58,7 @@ func FuzzLedger(f *testing.F) {
 			switch kind, arg := op%4, int(op/4); kind {
 			case 0: // add a lease named after one of three resources
 				var l *lease.Lease[int]
+				//releasepath:ok the fuzzer's ops decide each lease's fate, and the model checks the ledger
 				l = lease.New(fmt.Sprintf("address/%d", arg%3), len(all), func(context.Context, int) error {
 					if fail[l] {
 						return errCloud
@@ -272,6 +273,7 @@ func TestLedgerRecoveryIndependentOfOutstandingCalls(t *testing.T) {
 func TestLedgerMemoryAfterABurst(t *testing.T) {
 	const burst = 30000
 	var g lease.Ledger
+	//releasepath:ok keep stays held on purpose: the ledger must keep it after the burst
 	keep := lease.New("address/long-lived", "x", nopRelease)
 	g.Add(keep)
 	base := heapInUse()

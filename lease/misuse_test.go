@@ -59,6 +59,7 @@ func TestNilLedgerPanicsWithPrefix(t *testing.T) {
 
 func TestNewNilReleasePanics(t *testing.T) {
 	assert.PanicsWithValue(t, `lease: New("a") with a nil release function`, func() {
+		//releasepath:ok New panics on the nil release: there is no lease
 		lease.New[int]("a", 1, nil)
 	})
 }
