@@ -93,9 +93,11 @@
 // suggestedfix: a diagnostic carries the #97740 fix, a defer of the release right after the
 // acquisition's error check and the success path's release deleted, only when it cannot
 // change behaviour: a scoped acquisition with one release, no path that hands it on, no defer
-// registered in between, and nothing but a return, calling nothing, after the release. The
-// first leaking return carries it, since it fixes them all; releasepath -fix applies it.
-// c.mu.Unlock(); c.touch(k) gets no fix: deferred, the Unlock would run after touch.
+// registered in between, and nothing after the release but a return whose results neither
+// call nor receive. The first leaking return carries it, since it fixes them all;
+// releasepath -fix applies it. c.mu.Unlock(); c.touch(k) gets no fix: deferred, the Unlock
+// would run after touch. Nor does c.mu.Unlock(); return <-ch, nil, or a send or a select
+// after the Unlock: each may wait for a goroutine that needs the lock first.
 //
 // # Suppressing
 //
