@@ -101,9 +101,17 @@
 //
 // # Suppressing
 //
-// //releasepath:ok <reason> on the return or the acquisition silences it (the reason is
-// required; without one the directive is itself reported), //releasepath:handoff in the doc
-// comment of a function that returns holding the resource on purpose, or
-// //nolint:releasepath (under golangci-lint, golangci-lint applies //nolint itself). A
-// directive counts only as the exact word: //releasepath:okay silences nothing.
+// //releasepath:ok <reason> at the end of the return's line or the acquisition's, or on the
+// line above it, silences that finding (the reason is required; without one the directive
+// is itself reported). //releasepath:handoff as a line of the doc comment of a function that
+// returns holding the resource on purpose silences the function (for a function literal: on
+// its line or the line above). //nolint:releasepath, //nolint:all or a bare //nolint, in
+// golangci-lint's syntax (//nolint:a,releasepath // reason), counts in the places of both;
+// under golangci-lint, golangci-lint applies //nolint itself.
+//
+// A comment counts only when it is the directive: it starts with it, with no space after
+// the //, and the directive is followed by nothing or by a space and the reason. A comment
+// that only mentions a directive is prose and silences nothing, such as "TODO:
+// releasepath:ok maybe" or a doc comment's "Do not add //releasepath:handoff here."; nor
+// does a longer word (//releasepath:okay) or a space after the // (// nolint:releasepath).
 package releasepath
