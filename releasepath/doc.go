@@ -22,16 +22,18 @@
 // The default tier reports only acquisitions it can stand behind:
 //
 //   - leadingverb: a call whose name leads with an acquire verb, and which the function also
-//     releases with the swapped verb on the same receiver or value: m.HoldAddress() and
-//     m.ReleaseAddress(), mu.RLock() and mu.RUnlock(), vol := c.CreateVolume() and
-//     c.DeleteVolume(vol.ID). Scoped verbs (Hold, Reserve, Acquire, Claim, Lock, Open, Begin,
-//     Dial) are released on every return; rollback verbs (Create, Insert, Add, Allocate,
-//     Grant, Attach, Mount, Setup, Start) only on error returns, and only when the function
-//     undoes the acquisition on some error path already. Only the leading word counts:
-//     m.GetMountRefs(p) is a query.
-//   - samevalue: the release must take the same value or arguments, compared by
-//     types.Object (or as equal constants): m.ReleaseAddress(other) does not release
-//     m.HoldAddress(a).
+//     releases, the evidence that it must: the swapped verb on the same receiver with the
+//     same value or arguments (m.HoldAddress(a) and m.ReleaseAddress(a), mu.RLock() and
+//     mu.RUnlock()), or a release verb on the acquired value or taking it (f.Close(),
+//     vol := c.CreateVolume() and c.DeleteVolume(vol.ID)). Scoped verbs (Hold, Reserve,
+//     Acquire, Claim, Lock, Open, Begin, Dial) are released on every return; rollback verbs
+//     (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup, Start) only on error
+//     returns, and only when the function undoes the acquisition on some error path
+//     already. Only the leading word counts: m.GetMountRefs(p) is a query.
+//   - samevalue: the same value or arguments are compared by types.Object (or as equal
+//     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is
+//     evidence for it: a function that holds a and releases only other reports nothing,
+//     since nothing says a must be released there (but see valuewitherror).
 //   - methodvalue: a method value of the release is evidence too, and releases when it is
 //     called: unlock := c.mu.Unlock; defer unlock().
 //   - lockmode: a lock is released only by the release of its mode, RLock and TryRLock by
