@@ -40,6 +40,9 @@ type acquisition struct {
 	// then a leak, since by Go's convention the caller drops a value returned with an error.
 	valueErrOnly bool
 	relText      string
+	// otherMode is the other mode's release that is the only evidence for a lock (c.mu.Unlock
+	// after c.mu.RLock), named in the finding's related information.
+	otherMode *ast.CallExpr
 }
 
 // A releaseCall is a call that ends an acquisition.

@@ -61,6 +61,13 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 				a.relText = text
 			}
 		}
+		if len(a.releases) == 0 && a.relText == "" {
+			// So is the other mode's release on the same mutex (c.mu.Unlock after
+			// c.mu.RLock), which releases nothing: every return skips the lock's own.
+			if call, ok := p.otherModeRelease(a, all); ok {
+				a.relText, a.otherMode = types.ExprString(receiver(info, a.call))+"."+a.verb.releases[0], call
+			}
+		}
 		if len(a.releases) == 0 && a.pair == nil && a.relText == "" {
 			text, ok := a.releaseMethod(info)
 			if !ok {

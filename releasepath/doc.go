@@ -22,18 +22,24 @@
 // The default tier reports only acquisitions it can stand behind:
 //
 //   - leadingverb: a call whose name leads with an acquire verb, and which the function also
-//     releases with the swapped verb on the same receiver or value: m.HoldAddress() and
-//     m.ReleaseAddress(), mu.RLock() and mu.RUnlock(), vol := c.CreateVolume() and
-//     c.DeleteVolume(vol.ID). Scoped verbs (Hold, Reserve, Acquire, Claim, Lock, Open, Begin,
-//     Dial) are released on every return; rollback verbs (Create, Insert, Add, Allocate,
-//     Grant, Attach, Mount, Setup, Start) only on error returns, and only when the function
-//     undoes the acquisition on some error path already. Only the leading word counts:
-//     m.GetMountRefs(p) is a query.
-//   - samevalue: the release must take the same value or arguments, compared by
-//     types.Object (or as equal constants): m.ReleaseAddress(other) does not release
-//     m.HoldAddress(a).
+//     releases, the evidence that it must: the swapped verb on the same receiver with the
+//     same value or arguments (m.HoldAddress(a) and m.ReleaseAddress(a), mu.RLock() and
+//     mu.RUnlock()), or a release verb on the acquired value or taking it (f.Close(),
+//     vol := c.CreateVolume() and c.DeleteVolume(vol.ID)). Scoped verbs (Hold, Reserve,
+//     Acquire, Claim, Lock, Open, Begin, Dial) are released on every return; rollback verbs
+//     (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup, Start) only on error
+//     returns, and only when the function undoes the acquisition on some error path
+//     already. Only the leading word counts: m.GetMountRefs(p) is a query.
+//   - samevalue: the same value or arguments are compared by types.Object (or as equal
+//     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is
+//     evidence for it: a function that holds a and releases only other reports nothing,
+//     since nothing says a must be released there (but see valuewitherror).
 //   - methodvalue: a method value of the release is evidence too, and releases when it is
 //     called: unlock := c.mu.Unlock; defer unlock().
+//   - lockmode: a lock is released only by the release of its mode, RLock and TryRLock by
+//     RUnlock, Lock and TryLock by Unlock. The other mode's release on the same mutex, after
+//     the lock, releases nothing but is evidence: c.mu.RLock(); v := c.m[k]; c.mu.Unlock();
+//     return v skips c.mu.RUnlock.
 //   - the default table: ipam.ExecAdd and invoke.DelegateAdd (CNI), netlink.LinkAdd, etcd
 //     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp,
 //     net.Listen, and this module's lease.New (released, kept or handed on) and acquire.New
@@ -93,15 +99,25 @@
 // suggestedfix: a diagnostic carries the #97740 fix, a defer of the release right after the
 // acquisition's error check and the success path's release deleted, only when it cannot
 // change behaviour: a scoped acquisition with one release, no path that hands it on, no defer
-// registered in between, and nothing but a return, calling nothing, after the release. The
-// first leaking return carries it, since it fixes them all; releasepath -fix applies it.
-// c.mu.Unlock(); c.touch(k) gets no fix: deferred, the Unlock would run after touch.
+// registered in between, and nothing after the release but a return whose results neither
+// call nor receive. The first leaking return carries it, since it fixes them all;
+// releasepath -fix applies it. c.mu.Unlock(); c.touch(k) gets no fix: deferred, the Unlock
+// would run after touch. Nor does c.mu.Unlock(); return <-ch, nil, or a send or a select
+// after the Unlock: each may wait for a goroutine that needs the lock first.
 //
 // # Suppressing
 //
-// //releasepath:ok <reason> on the return or the acquisition silences it (the reason is
-// required; without one the directive is itself reported), //releasepath:handoff in the doc
-// comment of a function that returns holding the resource on purpose, or
-// //nolint:releasepath (under golangci-lint, golangci-lint applies //nolint itself). A
-// directive counts only as the exact word: //releasepath:okay silences nothing.
+// //releasepath:ok <reason> at the end of the return's line or the acquisition's, or on the
+// line above it, silences that finding (the reason is required; without one the directive
+// is itself reported). //releasepath:handoff as a line of the doc comment of a function that
+// returns holding the resource on purpose silences the function (for a function literal: on
+// its line or the line above). //nolint:releasepath, //nolint:all or a bare //nolint, in
+// golangci-lint's syntax (//nolint:a,releasepath // reason), counts in the places of both;
+// under golangci-lint, golangci-lint applies //nolint itself.
+//
+// A comment counts only when it is the directive: it starts with it, with no space after
+// the //, and the directive is followed by nothing or by a space and the reason. A comment
+// that only mentions a directive is prose and silences nothing, such as "TODO:
+// releasepath:ok maybe" or a doc comment's "Do not add //releasepath:handoff here."; nor
+// does a longer word (//releasepath:okay) or a space after the // (// nolint:releasepath).
 package releasepath

@@ -26,11 +26,12 @@ import (
 //     failure, and a deferred one would undo the success too;
 //   - no path hands the resource on: a deferred release would release what the caller or a
 //     field now owns;
-//   - nothing but a return follows the release on the success path, its results call
-//     nothing, and no defer is registered between the acquisition and the release: moving
-//     the release to the function's end then changes nothing the success path does. The
-//     counterexample is c.mu.Unlock(); c.touch(k), where touch locks c.mu: deferred, the
-//     Unlock runs after touch, which then deadlocks.
+//   - nothing but a return follows the release on the success path, its results neither
+//     call nor receive, and no defer is registered between the acquisition and the release:
+//     moving the release to the function's end then changes nothing the success path does.
+//     The counterexamples are c.mu.Unlock(); c.touch(k), where touch locks c.mu (deferred,
+//     the Unlock runs after touch, which then deadlocks), and c.mu.Unlock(); return <-ch,
+//     nil, where the sender may lock c.mu before it sends.
 func (w *walker) fix() (analysis.SuggestedFix, bool) {
 	a := w.a
 	if len(a.releases) != 1 || a.kind != scoped || w.handed {
@@ -334,9 +335,10 @@ func blankLine(src []byte, tf *token.File, line int) bool {
 }
 
 // onlyReturnFollows reports whether the statement del (the release, or the nil guard around
-// it), whose ancestors are in stack, is followed by nothing but a return whose results call
-// nothing, or ends the function body. Anything else would run before the deferred release
-// that replaces it, where before it ran after the release.
+// it), whose ancestors are in stack, is followed by nothing but a return whose results
+// neither call nor receive, or ends the function body. Anything else would run before the
+// deferred release that replaces it, where before it ran after the release: a call may take
+// the lock, and a send, a receive or a select may wait for a goroutine that takes it.
 func (w *walker) onlyReturnFollows(del ast.Stmt, stack []ast.Node) bool {
 	info := w.p.pass.TypesInfo
 	var blk *ast.BlockStmt
@@ -361,7 +363,7 @@ func (w *walker) onlyReturnFollows(del ast.Stmt, stack []ast.Node) bool {
 			return false
 		}
 		for _, e := range ret.Results {
-			if callsSomething(info, e) {
+			if callsOrReceives(info, e) {
 				return false
 			}
 		}
@@ -370,15 +372,21 @@ func (w *walker) onlyReturnFollows(del ast.Stmt, stack []ast.Node) bool {
 	return false
 }
 
-// callsSomething reports whether evaluating e calls a function (conversions do not count).
-func callsSomething(info *types.Info, e ast.Expr) bool {
+// callsOrReceives reports whether evaluating e calls a function (builtins and literals
+// included; conversions do not count) or receives from a channel, either of which may wait
+// for another goroutine or run code that takes the lock: return <-ch, nil.
+func callsOrReceives(info *types.Info, e ast.Expr) bool {
 	found := false
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
-			return false // not called here
+			return false // not called here, unless a CallExpr around it is
 		case *ast.CallExpr:
 			if tv, ok := info.Types[n.Fun]; !ok || !tv.IsType() {
+				found = true
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
 				found = true
 			}
 		}

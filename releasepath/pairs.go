@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -200,13 +201,14 @@ func words(name string) []string {
 // A verbMatch is an acquire verb found in a call's name.
 type verbMatch struct {
 	verb     string   // canonical verb, "Hold"
-	index    int      // its word's index in the name
 	releases []string // release names made by swapping the verb: "ReleaseAddress"
-	relVerbs []string // the release verbs themselves: "Release"
+	relVerbs []string // the release verbs themselves, with the lock's mode: "Release", "RUnlock"
 	kind     obligation
 }
 
 // verbModifiers are the words that may come before a lock verb: RLock, TryLock, TryRLock.
+// "R" is the lock's mode, which its release keeps (RLock, RUnlock); "Try" is how it was
+// taken, which its release drops (TryLock, Unlock).
 var verbModifiers = map[string]bool{"R": true, "Try": true}
 
 // matchVerb finds the acquire verb that leads name and returns the release names the swap
@@ -228,14 +230,16 @@ func matchVerb(name string) (verbMatch, bool) {
 			}
 			kind = rollback
 		}
-		m := verbMatch{verb: canon, index: i, relVerbs: rels, kind: kind}
+		// The lock's mode stays with the verb: RLock and TryRLock are released by RUnlock
+		// only, Lock and TryLock by Unlock only (lockmode).
+		mode := strings.Join(slices.DeleteFunc(slices.Clone(ws[:i]), func(m string) bool { return m == "Try" }), "")
+		m := verbMatch{verb: canon, kind: kind}
 		for _, r := range rels {
-			sw := append([]string(nil), ws...)
+			m.relVerbs = append(m.relVerbs, mode+r)
 			if unicode.IsLower([]rune(w)[0]) {
 				r = strings.ToLower(r[:1]) + r[1:]
 			}
-			sw[i] = r
-			m.releases = append(m.releases, strings.Join(sw, ""))
+			m.releases = append(m.releases, mode+r+strings.Join(ws[i+1:], ""))
 		}
 		return m, true
 	}
@@ -243,15 +247,20 @@ func matchVerb(name string) (verbMatch, bool) {
 }
 
 // isReleaseVerbName reports whether name starts with one of verbs (any case of its first
-// letter), the loose form of a release: "releaseOwn" for the verb Release.
+// letter), the loose form of a release: "releaseOwn" for the verb Release. A verb of two
+// words counts only whole: "Unlock" does not start "RUnlock", nor "RUnlock" "Unlock".
 func isReleaseVerbName(name string, verbs []string) bool {
 	ws := words(name)
 	if len(ws) == 0 {
 		return false
 	}
-	first := strings.ToUpper(ws[0][:1]) + ws[0][1:]
 	for _, v := range verbs {
-		if first == v {
+		n := len(words(v))
+		if n > len(ws) {
+			continue
+		}
+		lead := strings.Join(ws[:n], "")
+		if strings.ToUpper(lead[:1])+lead[1:] == v {
 			return true
 		}
 	}

@@ -28,6 +28,7 @@ func TestAnalyzer(t *testing.T) {
 		"leaks",
 		"leasehandoff",
 		"leasescope",
+		"lockmode",
 		"loopinstance",
 		"methodvalue",
 		"mutex",

@@ -474,6 +474,12 @@ func (w *walker) report(l leak, withFix bool) {
 			Message: fmt.Sprintf("%s releases it here, on another path", rc.text),
 		})
 	}
+	if om := w.a.otherMode; om != nil && !w.p.cfg.golangci {
+		d.Related = append(d.Related, analysis.RelatedInformation{
+			Pos: om.Pos(), End: om.End(),
+			Message: fmt.Sprintf("%s does not release %s", types.ExprString(om.Fun), w.a.name),
+		})
+	}
 	if fix, ok := w.fix(); withFix && ok {
 		d.SuggestedFixes = []analysis.SuggestedFix{fix}
 	}

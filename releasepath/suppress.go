@@ -3,6 +3,7 @@ package releasepath
 import (
 	"go/ast"
 	"go/token"
+	"regexp"
 	"strings"
 )
 
@@ -35,51 +36,44 @@ func (p *pkgChecker) silences(text string) bool {
 	return ok && strings.TrimSpace(rest) != ""
 }
 
-// directiveRest finds the exact directive in a comment, followed by a space or the end of
-// the comment (//releasepath:okay is another word), and returns what follows it.
+// directiveRest reports whether the comment text is the directive, the way Go writes
+// directives (//go:generate): the comment starts with "//" and the directive, with no space
+// between, followed by the end of the comment or by a space and what it returns, the
+// reason. A comment that mentions the directive in a sentence (// TODO: releasepath:ok
+// maybe, // Do not add //releasepath:handoff here.) is prose, and a longer word
+// (//releasepath:okay) is another word.
 func directiveRest(text, directive string) (string, bool) {
-	body := strings.TrimSpace(strings.TrimPrefix(text, "//"))
-	for off := 0; ; {
-		i := strings.Index(body[off:], directive)
-		if i < 0 {
-			return "", false
-		}
-		i += off
-		rest := body[i+len(directive):]
-		off = i + len(directive)
-		if i > 0 && body[i-1] != ' ' && body[i-1] != '\t' && body[i-1] != '/' {
-			continue
-		}
-		if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-			continue
-		}
-		return rest, true
+	rest, ok := strings.CutPrefix(text, "//"+directive)
+	if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+		return "", false
 	}
+	return rest, true
 }
 
-// isNolint reports whether a comment is a //nolint directive that covers releasepath, which
-// the Analyzer honours itself except under golangci-lint (Config.GolangciLint), whose own
-// filter applies //nolint and whose nolintlint reports a directive as unused when the
-// finding it silences never reached it.
+// nolintDirective is golangci-lint's //nolint directive in the form its nolintlint accepts,
+// with no space after the //: //nolint or //nolint:a,b, optionally followed by "// reason".
+// The list of linters is the first group.
+var nolintDirective = regexp.MustCompile(`^//nolint(?::(\s*[\w-]+\s*(?:,\s*[\w-]+\s*)*))?\s*(?://.*)?$`)
+
+// isNolint reports whether a comment is a //nolint directive that covers releasepath: a
+// bare //nolint, //nolint:all, or a list that names releasepath. The Analyzer honours it
+// itself except under golangci-lint (Config.GolangciLint), whose own filter applies //nolint
+// and whose nolintlint reports a directive as unused when the finding it silences never
+// reached it. A comment that only mentions nolint (// the old code had a nolint here) is
+// prose.
 func (p *pkgChecker) isNolint(text string) bool {
 	if p.cfg.golangci {
 		return false
 	}
-	body := strings.TrimSpace(strings.TrimPrefix(text, "//"))
-	i := strings.Index(body, "nolint")
-	if i < 0 || (i > 0 && body[i-1] != ' ') {
+	m := nolintDirective.FindStringSubmatch(strings.TrimRight(text, " \t"))
+	if m == nil {
 		return false
 	}
-	rest := body[i+len("nolint"):]
-	if rest == "" || rest[0] == ' ' {
+	if m[1] == "" {
 		return true // a bare //nolint covers every linter
 	}
-	if rest[0] != ':' {
-		return false
-	}
-	list, _, _ := strings.Cut(rest[1:], " ")
-	for _, name := range strings.Split(list, ",") {
-		if name == "releasepath" || name == "all" {
+	for _, name := range strings.Split(m[1], ",") {
+		if name = strings.ToLower(strings.TrimSpace(name)); name == "releasepath" || name == "all" {
 			return true
 		}
 	}

@@ -21,10 +21,15 @@ var releaseVerbs = func() map[string]bool {
 	return m
 }()
 
-// isReleaseName reports whether a call of name (full name full) may be a release.
+// isReleaseName reports whether a call of name (full name full) may be a release: it leads
+// with a release verb, after a lock's mode (RUnlock).
 func (p *pkgChecker) isReleaseName(name, full string) bool {
 	ws := words(name)
-	if first := strings.ToUpper(ws[0][:1]) + ws[0][1:]; releaseVerbs[first] {
+	lead := 0
+	for lead < len(ws)-1 && verbModifiers[ws[lead]] {
+		lead++
+	}
+	if first := strings.ToUpper(ws[lead][:1]) + ws[lead][1:]; releaseVerbs[first] {
 		return true
 	}
 	for _, pr := range p.pairs {

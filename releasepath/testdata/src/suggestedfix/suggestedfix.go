@@ -231,3 +231,45 @@ func ipamRollback(stdin []byte) (*ipam.Result, error) {
 	}
 	return r, nil
 }
+
+// lockReturnReceive receives in its return, after the Unlock: deferred, the Unlock would
+// run after the receive, and a sender that locks c.mu before it sends would deadlock. No
+// fix.
+func (c *cache) lockReturnReceive(k string, ch <-chan string) (string, error) {
+	c.mu.Lock()
+	_, ok := c.m[k]
+	if !ok {
+		return "", errMissing // want `return may skip c.mu.Unlock \(Lock at line 239\)`
+	}
+	c.mu.Unlock()
+	return <-ch, nil
+}
+
+// lockThenSend sends after the Unlock: deferred, the Unlock would wait for the receiver.
+// No fix.
+func (c *cache) lockThenSend(k string, ch chan<- string) error {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	if !ok {
+		return errMissing // want `return may skip c.mu.Unlock \(Lock at line 251\)`
+	}
+	c.mu.Unlock()
+	ch <- v
+	return nil
+}
+
+// lockThenSelect waits in a select after the Unlock: deferred, the Unlock would wait for
+// it. No fix.
+func (c *cache) lockThenSelect(k string, ch chan<- string, done <-chan struct{}) error {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	if !ok {
+		return errMissing // want `return may skip c.mu.Unlock \(Lock at line 264\)`
+	}
+	c.mu.Unlock()
+	select {
+	case ch <- v:
+	case <-done:
+	}
+	return nil
+}

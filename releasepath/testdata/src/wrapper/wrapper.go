@@ -5,6 +5,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"sync"
 )
 
 func closeQuietly(c io.Closer) {
@@ -33,8 +34,29 @@ func sizeLeaky(path string) (int64, error) {
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return 0, err // want `return may skip closeQuietly \(Open at line 30\)`
+		return 0, err // want `return may skip closeQuietly \(Open at line 31\)`
 	}
 	closeQuietly(f)
 	return fi.Size(), nil
+}
+
+type cache struct {
+	mu sync.RWMutex
+	m  map[string]string
+}
+
+func readUnlock(mu *sync.RWMutex) { mu.RUnlock() }
+
+// read ends the read lock through readUnlock on one path: RUnlock, the release of RLock,
+// leads with the release verb of Lock after its mode.
+func read(c *cache, k string) string {
+	mu := &c.mu
+	mu.RLock()
+	v, ok := c.m[k]
+	if !ok {
+		readUnlock(mu)
+		return ""
+	}
+	mu.RUnlock()
+	return v
 }
