@@ -47,7 +47,16 @@ var benchReleases = []struct {
 		defer cancel()
 		return ctx.Err()
 	}},
+	{"derives-through-value", func(ctx context.Context, _ int) error {
+		// What an SDK wrapper does: a logger, a span or gRPC metadata first, then the call.
+		ctx = context.WithValue(ctx, benchKey{}, "address/a1b2")
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		return ctx.Err()
+	}},
 }
+
+type benchKey struct{}
 
 func handWritten(ctx context.Context, d time.Duration, release func(context.Context, int) error) (err error) {
 	v, err := benchAcquire(ctx)
