@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"go.uber.org/multierr"
 
@@ -36,15 +35,6 @@ type Scope struct {
 	// frame on the stack; nCallers is 0 for a scope made by Run, which needs no stack.
 	callers  [2]uintptr
 	nCallers int
-
-	detached detachedCtx // ctx without its cancellation: releases and OnOrphan run under it
-
-	// firstRelease is the context of the scope's first release, kept here to save an
-	// allocation on the path every scope takes; later releases allocate their own, since a
-	// release may hand its context to a goroutine that outlives it. Taken once, by whichever
-	// release starts first (a late Defer can race the end).
-	firstRelease      releaseCtx
-	firstReleaseTaken atomic.Bool
 
 	mu         sync.Mutex
 	ended      bool
@@ -96,10 +86,6 @@ func newScope(fn string, ctx context.Context, opts []Option) *Scope {
 		panic("acquire: " + fn + " with a nil context")
 	}
 	s := &Scope{ctx: ctx, cfg: config{timeout: DefaultReleaseTimeout}, ledger: lease.LedgerFrom(ctx)}
-	s.detached.parent = ctx
-	if cancellerKey == nil {
-		s.detached.parent = context.WithoutCancel(ctx) // see cancellerKey
-	}
 	s.stack = s.first[:0]
 	for i, o := range opts {
 		if o == nil {
@@ -398,10 +384,14 @@ func (s *Scope) unwind(stack []entry, failed bool, errp *error) (panicVal any) {
 // cancellation, and a deadline of its own. A failure or a panic is returned as an orphan; the
 // panic value is returned too, for the caller to re-raise once every release has run.
 func (s *Scope) releaseOne(e *entry) (orphan *lease.OrphanError, panicVal any) {
-	ctx := s.releaseContext()
-	// The release's context is done when the release returns, as after the cancel of a
-	// hand-written context.WithTimeout: work the release left behind stops with it.
-	defer ctx.end()
+	// The deadline counts from the moment this release starts, not from the operation's, and
+	// the context is done when the release returns: work it left behind stops with it. It is
+	// the standard library's own, so that a context the release derives after adding a value
+	// (a logger, a span, gRPC metadata) finds it through Value and attaches to it without a
+	// goroutine; a context type of this package's own would have to wrap it to be found, and
+	// cost more (see bench_test.go).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), s.cfg.timeout)
+	defer cancel()
 	var err error
 	returned := false
 	func() {
@@ -449,18 +439,7 @@ func (s *Scope) orphaned(oe *lease.OrphanError) (panicVal any) {
 			panicVal = recover() // nil for runtime.Goexit, which goes on
 		}
 	}()
-	s.cfg.onOrphan(&s.detached, oe)
+	s.cfg.onOrphan(context.WithoutCancel(s.ctx), oe)
 	returned = true
 	return nil
-}
-
-// releaseContext returns the context for a release that starts now: the scope's values, none
-// of its cancellation, and a deadline of its own.
-func (s *Scope) releaseContext() *releaseCtx {
-	c := &s.firstRelease
-	if !s.firstReleaseTaken.CompareAndSwap(false, true) {
-		c = new(releaseCtx)
-	}
-	c.start(&s.detached, s.cfg.timeout)
-	return c
 }

@@ -32,16 +32,17 @@
 //
 // When the scope ends, releases run one at a time, newest first, as deferred calls do: a
 // forwarding rule that uses an address is torn down before the address. Each release runs
-// under [context.WithoutCancel] of the scope's context, so the values (loggers, trace spans)
-// stay and a cancelled or expired operation still releases what it acquired, bounded by its
-// own deadline ([ReleaseTimeout], 30s by default). A release that fails is an orphan: [Run]
-// returns it, and [Scope.End] appends it to the error it is given, as a [*lease.OrphanError]
-// joined to the operation's own error (with go.uber.org/multierr; [errors.Is] and [errors.As]
-// reach each one), and [OnOrphan] hears of it once. Nothing is only logged. The release
-// context costs nothing until a release uses it, so a scope costs no more than the
-// hand-written defer it replaces: with one Temporary, [Run] takes about 0.75× its time when the
-// release ignores its context, and 0.9× when the release derives one, as SDK calls do. [New]
-// and End add one stack capture (see [New]), about 1.2× the hand-written code.
+// under context.WithTimeout([context.WithoutCancel](ctx), d), as a hand-written defer would:
+// the scope's values (loggers, trace spans) stay, a cancelled or expired operation still
+// releases what it acquired, bounded by the release's own deadline ([ReleaseTimeout], 30s by
+// default), and a context the release derives, directly or after adding values of its own as
+// SDK wrappers do, starts no goroutine. A release that fails is an orphan: [Run] returns it,
+// and [Scope.End] appends it to the error it is given, as a [*lease.OrphanError] joined to the
+// operation's own error (with go.uber.org/multierr; [errors.Is] and [errors.As] reach each
+// one), and [OnOrphan] hears of it once. Nothing is only logged. With one Temporary, [Run]
+// costs that hand-written defer and two allocations more, the scope and the lease; [New] and
+// End add a stack capture (see [New]). The ratios of their time to the hand-written code's
+// are pending re-measurement.
 //
 //	err := acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
 //		addr, err := acquire.Temporary(s, "address/"+name,

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -159,6 +160,25 @@ func derivedReleaseContext(t *testing.T, via string) {
 		assert.ErrorIs(t, d.Err(), context.DeadlineExceeded)
 		assert.ErrorIs(t, context.Cause(d), context.DeadlineExceeded)
 	}
+}
+
+// A scope made with New on a context already cancelled with a cause releases under a context
+// that is not cancelled, reports no cause and keeps the values.
+func TestReleaseOfAScopeMadeOnACancelledContext(t *testing.T) {
+	type key struct{}
+	parent, cancel := context.WithCancelCause(context.WithValue(context.Background(), key{}, "v"))
+	cancel(errors.New("reconcile cancelled"))
+	var err, cause error
+	var value any
+	s := acquire.New(parent)
+	s.Defer("address/a", func(ctx context.Context) error {
+		err, cause, value = ctx.Err(), context.Cause(ctx), ctx.Value(key{})
+		return nil
+	})
+	s.End(nil)
+	assert.NoError(t, err)
+	assert.NoError(t, cause)
+	assert.Equal(t, "v", value)
 }
 
 // "a cancelled or expired operation still releases what it acquired", with the
@@ -410,3 +430,90 @@ func TestReleaseContextIsSafeForConcurrentUse(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// TestReleaseDerivingThroughAValueStartsNoGoroutine: a release that puts a value on its
+// context first (a logger, a span or gRPC metadata, as SDK wrappers do) and then derives a
+// context starts no goroutine for it, however many layers lie between, whichever way it
+// derives; and what it derived still ends when the release returns.
+func TestReleaseDerivingThroughAValueStartsNoGoroutine(t *testing.T) {
+	type key struct{ n int }
+	const n = 20
+	tests := []struct {
+		name   string
+		derive func(ctx context.Context) (done <-chan struct{}, stop func())
+	}{
+		{"WithTimeout", func(ctx context.Context) (<-chan struct{}, func()) {
+			d, cancel := context.WithTimeout(ctx, time.Hour)
+			return d.Done(), cancel
+		}},
+		{"WithValue then WithTimeout", func(ctx context.Context) (<-chan struct{}, func()) {
+			d, cancel := context.WithTimeout(context.WithValue(ctx, key{}, "span"), time.Hour)
+			return d.Done(), cancel
+		}},
+		{"three WithValue then WithCancel", func(ctx context.Context) (<-chan struct{}, func()) {
+			for i := 0; i < 3; i++ {
+				ctx = context.WithValue(ctx, key{i}, i)
+			}
+			d, cancel := context.WithCancel(ctx)
+			return d.Done(), cancel
+		}},
+		{"WithValue then WithDeadline", func(ctx context.Context) (<-chan struct{}, func()) {
+			d, cancel := context.WithDeadline(context.WithValue(ctx, key{}, "md"), time.Now().Add(time.Hour))
+			return d.Done(), cancel
+		}},
+		{"WithValue then AfterFunc", func(ctx context.Context) (<-chan struct{}, func()) {
+			ran := make(chan struct{})
+			stop := context.AfterFunc(context.WithValue(ctx, key{}, "log"), func() { close(ran) })
+			return ran, func() { stop() }
+		}},
+		{"a Context type that embeds it, then WithTimeout", func(ctx context.Context) (<-chan struct{}, func()) {
+			d, cancel := context.WithTimeout(embeddingCtx{ctx}, time.Hour)
+			return d.Done(), cancel
+		}},
+	}
+	for _, tt := range tests {
+		for _, via := range []string{"Defer", "Temporary"} {
+			t.Run(tt.name+"/"+via, func(t *testing.T) {
+				derivedThroughLayers(t, via, n, tt.derive)
+			})
+		}
+	}
+}
+
+func derivedThroughLayers(t *testing.T, via string, n int, derive func(context.Context) (<-chan struct{}, func())) {
+	var stacks string
+	var dones []<-chan struct{}
+	release := func(ctx context.Context) error {
+		for i := 0; i < n; i++ {
+			done, stop := derive(ctx)
+			t.Cleanup(stop)
+			dones = append(dones, done)
+		}
+		buf := make([]byte, 1<<20)
+		stacks = string(buf[:runtime.Stack(buf, true)])
+		return nil // without stopping what it derived: the release's end does
+	}
+	err := acquire.Run(context.Background(), func(ctx context.Context, s *acquire.Scope) error {
+		if via == "Defer" {
+			s.Defer("address/a", release)
+			return nil
+		}
+		_, err := acquire.Temporary(s, "address/a",
+			func(context.Context) (string, error) { return "a", nil },
+			func(ctx context.Context, _ string) error { return release(ctx) })
+		return err
+	})
+	require.NoError(t, err)
+	assert.Zero(t, strings.Count(stacks, "created by context.(*cancelCtx).propagateCancel"),
+		"goroutines the standard library started to watch the release context for %d derivations", n)
+	for i, done := range dones {
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("derivation %d did not end with the release", i)
+		}
+	}
+}
+
+// embeddingCtx is a Context type of a library's own that embeds the context it wraps.
+type embeddingCtx struct{ context.Context }

@@ -22,9 +22,12 @@ const keptEntries = 16
 // IsZero is called through a pointer to a copy of each value, never on list's own storage, so
 // an IsZero with a pointer receiver that writes to its receiver (the way resource.Quantity's
 // String caches its result) cannot change list; the result holds that copy, with whatever
-// IsZero wrote to it. It may be called more than once per entry and
-// must not depend on how often it runs. NonZero does not modify list, so it may run
-// concurrently with other readers of list, other calls of NonZero among them, but not with
+// IsZero wrote to it. The pointer is valid only during that call, like a callback's argument:
+// NonZero copies the next entry into the same storage, and clears it and reuses it in later
+// calls, so IsZero must not keep the pointer or hand it on. The result holds values, which
+// nothing done through the pointer afterwards changes. IsZero may be called more than once
+// per entry and must not depend on how often it runs. NonZero does not modify list, so it may
+// run concurrently with other readers of list, other calls of NonZero among them, but not with
 // writers.
 //
 // On corev1.ResourceList deltas NonZero makes as many allocations as Kubernetes' RemoveZeros,

@@ -258,6 +258,48 @@ func TestNonZeroCallsIsZeroOnCopies(t *testing.T) {
 	}
 }
 
+// keeper's IsZero keeps its receiver, which NonZero's doc forbids.
+type keeper struct {
+	amount int64
+	kept   *[]*keeper
+}
+
+func (k *keeper) IsZero() bool {
+	*k.kept = append(*k.kept, k)
+	return k.amount == 0
+}
+
+// The receiver IsZero gets is valid only during the call; whatever happens to it afterwards,
+// NonZero reusing it for the next call or the caller writing through it, the values in the
+// result stay what IsZero saw.
+func TestNonZeroResultOutlivesIsZerosReceiver(t *testing.T) {
+	for _, n := range []int{2, 10, 40} { // each side of the sizes where NonZero changes how it keeps survivors
+		t.Run(fmt.Sprintf("%d entries", n), func(t *testing.T) {
+			var receivers []*keeper
+			give := make(map[string]keeper, n)
+			want := map[string]keeper{}
+			for i := 0; i < n; i++ {
+				k := keeper{amount: int64(i % 2), kept: &receivers}
+				give[fmt.Sprintf("k%d", i)] = k
+				if k.amount != 0 {
+					want[fmt.Sprintf("k%d", i)] = k
+				}
+			}
+
+			got := quota.NonZero(give)
+			_ = quota.NonZero(map[string]keeper{"other": {amount: 9, kept: &receivers}})
+			for _, r := range receivers {
+				r.amount = -1
+			}
+
+			assert.Len(t, got, n/2)
+			for k, v := range got {
+				assert.Equal(t, want[k].amount, v.amount, "%s", k)
+			}
+		})
+	}
+}
+
 func TestNonZeroValueReceiver(t *testing.T) {
 	// time.Time's IsZero has a value receiver; *time.Time has it too, so P is inferred all the
 	// same.

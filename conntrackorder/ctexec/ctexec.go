@@ -147,7 +147,8 @@ func isNothingDeleted(line string) bool {
 
 // outputLimit bounds how much of standard output runConntrack keeps: conntrack prints a line
 // per deleted entry there, which can be as long as the table, and only the start of it can
-// hold a message worth reporting.
+// hold a message worth reporting. Blank lines do not count against it (see limitedBuffer):
+// they decide nothing, and the nothing-deleted summary after them must still be seen.
 const outputLimit = 4 << 10
 
 // waitDelay bounds how long Flush waits, once ctx is done or conntrack has exited, for the
@@ -155,9 +156,9 @@ const outputLimit = 4 << 10
 // a descendant that left the group and still holds them.
 const waitDelay = 500 * time.Millisecond
 
-// runConntrack runs conntrack(8) and returns its standard error followed by the first
-// outputLimit bytes of its standard output, and a line counting the rest of it when the rest
-// is more than white space.
+// runConntrack runs conntrack(8) and returns its standard error followed by the non-blank
+// lines of its standard output, up to outputLimit bytes of them, and a line counting the rest
+// of standard output when the rest is more than white space.
 //
 // The command runs in a process group of its own, and a done ctx kills the whole group: when
 // conntrack is a wrapper script (a container's, a test's) whose child still holds the
@@ -186,23 +187,51 @@ func runConntrack(ctx context.Context, args []string) ([]byte, error) {
 	return out, err
 }
 
-// limitedBuffer keeps the first max bytes written to it and discards the rest, counting them
-// and noting whether any of them was more than white space.
+// limitedBuffer keeps the non-blank lines written to it, up to max bytes of them, and counts
+// the bytes it does not keep, noting whether any of them was more than white space. Blank
+// lines are never kept, so that any number of them leaves room for the lines after them.
 type limitedBuffer struct {
 	buf         bytes.Buffer
 	max         int
 	dropped     int
 	droppedText bool
+	lineStart   int  // where the line being written starts in buf
+	lineText    bool // the line being written is more than white space so far
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	kept := min(max(b.max-b.buf.Len(), 0), len(p))
-	b.buf.Write(p[:kept])
-	if rest := p[kept:]; len(rest) > 0 {
-		b.dropped += len(rest)
-		b.droppedText = b.droppedText || len(bytes.TrimSpace(rest)) > 0
+	n := len(p)
+	for len(p) > 0 {
+		line := p
+		end := bytes.IndexByte(p, '\n')
+		if end >= 0 {
+			line = p[:end+1]
+		}
+		p = p[len(line):]
+		b.lineText = b.lineText || !isBlank(line)
+		kept := min(max(b.max-b.buf.Len(), 0), len(line))
+		b.buf.Write(line[:kept])
+		if rest := line[kept:]; len(rest) > 0 {
+			b.dropped += len(rest)
+			b.droppedText = b.droppedText || !isBlank(rest)
+		}
+		if end < 0 {
+			break // the line goes on in the next Write
+		}
+		if !b.lineText {
+			// A blank line, perhaps longer than max: what it took of the budget is free again.
+			b.dropped += b.buf.Len() - b.lineStart
+			b.buf.Truncate(b.lineStart)
+		}
+		b.lineStart, b.lineText = b.buf.Len(), false
 	}
-	return len(p), nil
+	return n, nil
+}
+
+// isBlank reports whether p is ASCII white space only. Unlike a Unicode space, that does not
+// depend on where the command's writes split the line.
+func isBlank(p []byte) bool {
+	return len(bytes.Trim(p, " \t\n\v\f\r")) == 0
 }
 
 // A FilterError reports one filter of a plan that was not applied: either conntrack failed, or
@@ -211,7 +240,7 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 type FilterError struct {
 	Filter conntrackorder.Filter
 	Args   []string // the arguments conntrack ran with; nil when the filter was refused
-	Output string   // what conntrack wrote (standard error, then the start of standard output), trimmed
+	Output string   // what conntrack wrote and Flush kept (see "Exit status" in the package doc), trimmed
 	Err    error    // the command's error, or why the filter was refused
 }
 

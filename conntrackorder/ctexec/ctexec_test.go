@@ -1,6 +1,7 @@
 package ctexec
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/netip"
@@ -396,4 +397,38 @@ func TestFlushRealConntrack(t *testing.T) {
 		{Protocol: conntrackorder.SCTP, DstPort: 9, ReplySrc: netip.MustParseAddr("2001:db8::2")},
 	}
 	require.NoError(t, New().Flush(context.Background(), plan))
+}
+
+// FuzzLimitedBuffer: standard output is kept as its non-blank lines, up to outputLimit bytes
+// of them, whatever blank lines come between and wherever the command's writes split it; the
+// rest is counted, and noted as text when it holds more than white space.
+func FuzzLimitedBuffer(f *testing.F) {
+	f.Add([]byte(nothingDeleted), []byte{3, 1, 200}, uint8(16))
+	f.Add([]byte("\n\n  \t\n"+nothingDeleted), []byte{1}, uint8(8))
+	f.Add([]byte(strings.Repeat(" ", 100)+"\n"+nothingDeleted), []byte{7, 60}, uint8(64))
+	f.Add([]byte("ab  \n\ncd\n   ef"), []byte{2}, uint8(5))
+	f.Fuzz(func(t *testing.T, output, writes []byte, limit uint8) {
+		b := &limitedBuffer{max: int(limit)}
+		for rest, i := output, 0; len(rest) > 0; i++ {
+			n := len(rest)
+			if len(writes) > 0 {
+				n = min(int(writes[i%len(writes)])+1, n)
+			}
+			m, err := b.Write(rest[:n])
+			require.NoError(t, err)
+			require.Equal(t, n, m)
+			rest = rest[n:]
+		}
+		var text []byte // the non-blank lines, and the last line however it is
+		lines := bytes.SplitAfter(output, []byte("\n"))
+		for i, line := range lines {
+			if !isBlank(line) || i == len(lines)-1 {
+				text = append(text, line...)
+			}
+		}
+		kept := text[:min(len(text), int(limit))]
+		assert.Equal(t, string(kept), b.buf.String())
+		assert.Equal(t, len(output)-len(kept), b.dropped)
+		assert.Equal(t, !isBlank(text[len(kept):]), b.droppedText)
+	})
 }

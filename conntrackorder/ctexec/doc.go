@@ -20,9 +20,15 @@
 // conntrack exits with status 1 and prints the line "conntrack v1.4.7 (conntrack-tools): 0
 // flow entries have been deleted." when nothing matched: that is success, since the filter's
 // entries are gone either way. Only that line, alone in its output and with a count of
-// exactly 0, makes status 1 a success. Beside another line, such as "Operation failed:
-// Permission denied", it is an error, as is any other failure, including a missing binary;
-// the error names the filter.
+// exactly 0, makes status 1 a success; blank lines around it do not count. Beside another
+// line, such as "Operation failed: Permission denied", it is an error, as is any other
+// failure, including a missing binary; the error names the filter.
+//
+// Of the command's output, Flush keeps standard error whole and, of standard output, which
+// holds a line per deleted entry, the non-blank lines up to 4 KiB of them; blank lines are
+// dropped wherever they are. That is what decides status 1 and what [FilterError] shows. A
+// non-blank line beyond the 4 KiB still counts: it makes status 1 an error, and the error
+// says how many bytes of standard output it does not show.
 //
 // # Cancellation
 //

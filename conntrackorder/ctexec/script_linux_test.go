@@ -139,6 +139,26 @@ func TestExitStatusOneWithALineBeyondTheKeptOutputIsAnError(t *testing.T) {
 	}
 }
 
+// TestNothingDeletedAfterBlankStandardOutputIsASuccess: blank lines do not count against the
+// part of standard output Flush keeps, so the summary alone after any amount of them, on
+// standard output as a wrapper that moved it prints it, still makes status 1 a success.
+func TestNothingDeletedAfterBlankStandardOutputIsASuccess(t *testing.T) {
+	for _, blank := range []int{4096, 65536} {
+		for _, tt := range []struct {
+			name, print string // a shell pipeline printing blank bytes, given their number
+		}{
+			{name: "empty lines", print: "/usr/bin/head -c %d /dev/zero | /usr/bin/tr '\\0' '\\n'"},
+			{name: "lines of spaces and tabs", print: "/usr/bin/head -c %d /dev/zero | /usr/bin/tr '\\0' ' ' | /usr/bin/fold -w 63 | /usr/bin/tr ' ' '\\t'"},
+			{name: "one line of spaces", print: "/usr/bin/head -c %d /dev/zero | /usr/bin/tr '\\0' ' '; echo"},
+		} {
+			t.Run(fmt.Sprintf("%d blank bytes as %s", blank, tt.name), func(t *testing.T) {
+				newFakeConntrack(t, fmt.Sprintf(tt.print, blank)+"\necho '"+nothingDeletedLine+"'\nexit 1")
+				assert.NoError(t, ctexec.New().Flush(context.Background(), conntrackorder.Plan{svcFilter}))
+			})
+		}
+	}
+}
+
 // TestNothingDeletedWhileADaemonHoldsThePipes: "Flush returns nil when every command
 // succeeded or deleted nothing", also when a descendant that left the process group keeps
 // the command's output open ("Flush stops waiting for it after half a second").
