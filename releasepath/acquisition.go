@@ -95,6 +95,7 @@ func (p *pkgChecker) candidate(call *ast.CallExpr, fn *types.Func) (*acquisition
 		return &acquisition{call: call, fn: fn, name: fn.Name(), kind: pr.kind, source: pr.source, pair: pr}, true
 	}
 	if m, ok := matchVerb(fn.Name()); ok {
+		m = ownModeRelease(m, fn)
 		return &acquisition{call: call, fn: fn, name: fn.Name(), kind: m.kind, source: "verb", verb: m}, true
 	}
 	return nil, false

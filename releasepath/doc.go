@@ -39,7 +39,8 @@
 //   - lockmode: a lock is released only by the release of its mode, RLock and TryRLock by
 //     RUnlock, Lock and TryLock by Unlock. The other mode's release on the same mutex, after
 //     the lock, releases nothing but is evidence: c.mu.RLock(); v := c.m[k]; c.mu.Unlock();
-//     return v skips c.mu.RUnlock.
+//     return v skips c.mu.RUnlock. A read lock whose type has no RUnlock is released by its
+//     Unlock (the lockfile of containers/storage).
 //   - the default table: ipam.ExecAdd and invoke.DelegateAdd (CNI), netlink.LinkAdd, etcd
 //     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp,
 //     net.Listen, and this module's lease.New (released, kept or handed on) and acquire.New

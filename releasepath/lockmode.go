@@ -2,7 +2,9 @@ package releasepath
 
 import (
 	"go/ast"
+	"go/types"
 	"slices"
+	"strings"
 )
 
 // lockReleases are the releases of a lock's two modes: Unlock ends Lock and TryLock,
@@ -32,4 +34,30 @@ func (p *pkgChecker) otherModeRelease(a *acquisition, all []callInfo) (*ast.Call
 		}
 	}
 	return nil, false
+}
+
+// ownModeRelease keeps the lock's mode in its release only where the lock's type has a release
+// of that mode: a read lock whose type has no RUnlock (the lockfile of containers/storage:
+// RLock, Lock, Unlock) is released by its Unlock.
+func ownModeRelease(m verbMatch, fn *types.Func) verbMatch {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil || !slices.Contains(m.relVerbs, "RUnlock") {
+		return m
+	}
+	has := func(name string) bool {
+		o, _, _ := types.LookupFieldOrMethod(sig.Recv().Type(), true, fn.Pkg(), name)
+		_, ok := o.(*types.Func)
+		return ok
+	}
+	out := m
+	out.relVerbs, out.releases = nil, nil
+	for i, v := range m.relVerbs {
+		r := m.releases[i]
+		if v == "RUnlock" && !has(r) && has(strings.TrimPrefix(r, "R")) {
+			v, r = "Unlock", strings.TrimPrefix(r, "R")
+		}
+		out.relVerbs = append(out.relVerbs, v)
+		out.releases = append(out.releases, r)
+	}
+	return out
 }
