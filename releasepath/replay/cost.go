@@ -20,25 +20,26 @@ type cost struct {
 // interleaved. Each run passes a flag value no earlier run passed (a printf wrapper that does
 // not exist; a pair of functions that do not exist), so that neither is answered from go vet's
 // action cache: both vet every package and, for their facts, every dependency, as a first
-// go vet after a change does. One unmeasured run of each comes first, so that the build cache
-// is warm for both.
+// go vet after a change does. One unmeasured plain go vet comes first, so that the build cache
+// holds the dependencies' export data for both.
 func (r *runner) measureCost(ctx context.Context, dir string, patterns []string, rounds int, tag string) (cost, error) {
 	var c cost
-	for i := -1; i < rounds; i++ {
-		nonce := fmt.Sprintf("%s%d%d", tag, time.Now().UnixNano(), i)
-		vet, err := r.cpu(ctx, dir, append([]string{"vet", "-printf.funcs=replaynop" + nonce}, patterns...))
+	nonce := func(i int) string { return fmt.Sprintf("%s%d%d", tag, time.Now().UnixNano(), i) }
+	if _, err := r.cpu(ctx, dir, append([]string{"vet", "-printf.funcs=replaywarm" + nonce(0)}, patterns...)); err != nil {
+		return c, err
+	}
+	for i := range rounds {
+		vet, err := r.cpu(ctx, dir, append([]string{"vet", "-printf.funcs=replaynop" + nonce(i)}, patterns...))
 		if err != nil {
 			return c, err
 		}
 		tool, err := r.cpu(ctx, dir, append([]string{"vet", "-vettool=" + r.bin,
-			"-pairs=example.invalid/nop.Acq" + nonce + "=example.invalid/nop.Rel"}, patterns...))
+			"-pairs=example.invalid/nop.Acq" + nonce(i) + "=example.invalid/nop.Rel"}, patterns...))
 		if err != nil {
 			return c, err
 		}
-		if i >= 0 {
-			c.vet = append(c.vet, vet)
-			c.tool = append(c.tool, tool)
-		}
+		c.vet = append(c.vet, vet)
+		c.tool = append(c.tool, tool)
 	}
 	return c, nil
 }

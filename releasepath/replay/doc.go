@@ -21,7 +21,8 @@
 //     root), acquisition ("Name:line → release", as the message names them), verdict (real,
 //     arguable, benign or false) and one sentence why.
 //   - recall.tsv: fixed leaks, each replayed on the last release with the leak and the first
-//     with the fix: the returns expected before, and none in that function after.
+//     with the fix: the returns expected before, and none of that acquisition in that function
+//     after.
 //
 // A finding is matched to its verdict by module@version, path:line and the acquisition's name
 // and line; the release named after the arrow is for the reader. For each code base and each

@@ -51,6 +51,7 @@ type recallCase struct {
 	pkg      string // import path
 	file     string // relative to the module's root
 	function string // "name", "(*T).name" or "T.name"
+	acq      string // the acquiring call's name, as the message names it: "HoldAddress"
 	lines    []int  // the returns expected before
 	source   string
 }
@@ -103,7 +104,7 @@ func openTSV(path string, n int, header string) ([][]string, error) {
 const (
 	corpusHeader   = "half\tfield\tmodule@version\tpatterns"
 	verdictsHeader = "module@version\tpath:line\tacquisition\tverdict\twhy"
-	recallHeader   = "id\tmodule\tbefore\tafter\tpackage\tfile\tfunction\tlines\tsource"
+	recallHeader   = "id\tmodule\tbefore\tafter\tpackage\tfile\tfunction\tacquisition\tlines\tsource"
 )
 
 func parseCorpus(rows [][]string, name string) ([]codebase, error) {
@@ -158,15 +159,18 @@ func parseVerdicts(rows [][]string, name string) ([]verdict, error) {
 func parseRecall(rows [][]string, name string) ([]recallCase, error) {
 	var cs []recallCase
 	for _, r := range rows {
-		c := recallCase{id: r[0], module: r[1], before: r[2], after: r[3], pkg: r[4], file: r[5], function: r[6], source: r[8]}
-		if r[7] != "-" {
-			for _, s := range strings.Split(r[7], ",") {
+		c := recallCase{id: r[0], module: r[1], before: r[2], after: r[3], pkg: r[4], file: r[5], function: r[6], acq: r[7], source: r[9]}
+		if r[8] != "-" {
+			for _, s := range strings.Split(r[8], ",") {
 				n, err := strconv.Atoi(strings.TrimSpace(s))
 				if err != nil || n <= 0 {
-					return nil, fmt.Errorf("replay: %s: %s: lines %q, want comma-separated line numbers or -", name, c.id, r[7])
+					return nil, fmt.Errorf("replay: %s: %s: lines %q, want comma-separated line numbers or -", name, c.id, r[8])
 				}
 				c.lines = append(c.lines, n)
 			}
+		}
+		if c.acq == "" {
+			return nil, fmt.Errorf("replay: %s: %s: no acquisition", name, c.id)
 		}
 		if !strings.HasPrefix(c.before, "v") || !strings.HasPrefix(c.after, "v") {
 			return nil, fmt.Errorf("replay: %s: %s: versions %q and %q", name, c.id, c.before, c.after)

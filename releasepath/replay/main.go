@@ -149,7 +149,7 @@ func replayAll(ctx context.Context, o options, log io.Writer) (*report, error) {
 	}
 	var recalls []recallCase
 	if o.recall {
-		if rows, err = openTSV(o.recallFile, 9, recallHeader); err != nil {
+		if rows, err = openTSV(o.recallFile, 10, recallHeader); err != nil {
 			return nil, err
 		}
 		if recalls, err = parseRecall(rows, o.recallFile); err != nil {
@@ -299,7 +299,7 @@ func (rep *report) sections() []section {
 	if len(rep.costs) > 0 {
 		var w bytes.Buffer
 		w.WriteString(head)
-		fmt.Fprintf(&w, "%d interleaved rounds of each after one warm-up of each; user+system CPU of the go command and its children.\n\n", len(rep.costs[0].vet))
+		fmt.Fprintf(&w, "%d interleaved rounds of each after one unmeasured go vet that warms the build cache; user+system CPU of the go command and its children.\n\n", len(rep.costs[0].vet))
 		w.WriteString(costTableHeader)
 		for _, c := range rep.costs {
 			c.row(&w)

@@ -12,13 +12,14 @@ import (
 	"strings"
 )
 
-// A recallResult is what one fixed leak gave, before and after its fix.
+// A recallResult is what one fixed leak gave, before and after its fix: the findings of its
+// acquisition in its function.
 type recallResult struct {
 	c      recallCase
 	found  []int // expected returns reported before the fix
 	missed []int // expected returns not reported
-	extra  []int // other findings in the function before the fix
-	after  []int // findings in the function after the fix
+	extra  []int // other returns reported for the acquisition before the fix
+	after  []int // returns reported for the acquisition after the fix
 }
 
 // replay runs the analyzer on the case's package at both versions and keeps the findings in its
@@ -45,7 +46,8 @@ func (r *runner) replay(ctx context.Context, c recallCase) (recallResult, error)
 	return res, err
 }
 
-// findingsIn returns the lines of the findings in the case's function at version.
+// findingsIn returns the lines of the findings of the case's acquisition in its function at
+// version (other acquisitions of the function are not the case's).
 func (r *runner) findingsIn(ctx context.Context, c recallCase, version string) ([]int, error) {
 	root, err := r.download(ctx, c.module+"@"+version)
 	if err != nil {
@@ -65,7 +67,7 @@ func (r *runner) findingsIn(ctx context.Context, c recallCase, version string) (
 	}
 	var lines []int
 	for _, f := range m.findings {
-		if f.path == c.file && f.line >= from && f.line <= to && !slices.Contains(lines, f.line) {
+		if f.path == c.file && f.acqName == c.acq && f.line >= from && f.line <= to && !slices.Contains(lines, f.line) {
 			lines = append(lines, f.line)
 		}
 	}
@@ -116,7 +118,7 @@ func funcName(fd *ast.FuncDecl) string {
 	return id.Name + "." + fd.Name.Name
 }
 
-const recallTableHeader = "| case | module | before → after | function | returns expected | found | missed | other findings in it | after the fix |\n" +
+const recallTableHeader = "| case | module | before → after | function, acquisition | returns expected | found | missed | other returns reported | after the fix |\n" +
 	"|---|---|---|---|---:|---|---|---|---|\n"
 
 func (res recallResult) row(w io.Writer) {
@@ -125,8 +127,8 @@ func (res recallResult) row(w io.Writer) {
 	if len(res.after) > 0 {
 		after = "**still " + joinInts(res.after) + "**"
 	}
-	fmt.Fprintf(w, "| %s | `%s` | %s → %s | `%s` (%s) | %d | %s | %s | %s | %s |\n",
-		c.id, c.module, c.before, c.after, c.function, c.file, len(c.lines),
+	fmt.Fprintf(w, "| %s | `%s` | %s → %s | `%s` (%s), %s | %d | %s | %s | %s | %s |\n",
+		c.id, c.module, c.before, c.after, c.function, c.file, c.acq, len(c.lines),
 		orDash(joinInts(res.found)), orDash(joinInts(res.missed)), orDash(joinInts(res.extra)), after)
 }
 

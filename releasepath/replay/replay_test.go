@@ -98,7 +98,7 @@ func TestFilesRejectWhatTheyCannotMean(t *testing.T) {
 			func(r [][]string, n string) error { _, err := parseVerdicts(r, n); return err }},
 		{"verdict acquisition", verdictsHeader + "\nm@v1.0.0\ta.go:3\tOpen → f.Close\treal\tw\n", "is not Name:line", 5, verdictsHeader,
 			func(r [][]string, n string) error { _, err := parseVerdicts(r, n); return err }},
-		{"recall lines", recallHeader + "\nR1\tm\tv1.0.0\tv1.0.1\tm/p\tp/a.go\tf\t3,x\tfix\n", "comma-separated line numbers", 9, recallHeader,
+		{"recall lines", recallHeader + "\nR1\tm\tv1.0.0\tv1.0.1\tm/p\tp/a.go\tf\tOpen\t3,x\tfix\n", "comma-separated line numbers", 10, recallHeader,
 			func(r [][]string, n string) error { _, err := parseRecall(r, n); return err }},
 		{"fields", "half\tfield\tmodule@version\tpatterns\ntune\tdb\tm@v1.0.0\n", "3 fields, want 4", 4, corpusHeader,
 			func(r [][]string, n string) error { return nil }},
