@@ -45,7 +45,8 @@
 //	                         interleaved (user+system CPU of the go command and its children)
 //	-write FILE              rewrite, for each table this run printed (precision, recall,
 //	                         cost), the text between <!-- replay:NAME --> and
-//	                         <!-- replay:NAME:end --> in FILE (PRECISION.md)
+//	                         <!-- replay:NAME:end --> in FILE (PRECISION.md); the
+//	                         precision table only when the run covers the whole corpus
 //	-work DIR                where the throwaway modules live (default the user cache
 //	                         directory's safereconcile/replay)
 //

@@ -71,6 +71,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if o.write != "" {
 		for _, sec := range secs {
+			if sec.name == "precision" && (o.half != "all" || o.only != "") {
+				// The precision table of part of the corpus never replaces the whole's.
+				fmt.Fprintf(stderr, "replay: -write: the precision table is written only by a run of the whole corpus (-half=all, no -only)\n")
+				continue
+			}
 			if err := writeBetweenMarkers(o.write, sec.name, sec.text); err != nil {
 				fmt.Fprintln(stderr, err)
 				return 2
