@@ -231,15 +231,15 @@ func buildAnalyzer(ctx context.Context, work string) (string, error) {
 	return bin, nil
 }
 
-// commit names the analyzer's commit, "+changes" when the releasepath module has uncommitted
-// changes.
+// commit names the analyzer's commit, "+changes" when its Go code (this harness aside) has
+// uncommitted changes.
 func commit(ctx context.Context) string {
 	out, err := exec.CommandContext(ctx, "git", "rev-parse", "--short", "HEAD").Output()
 	if err != nil {
 		return "unknown"
 	}
 	c := strings.TrimSpace(string(out))
-	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--", ".", ":!replay").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--", "*.go", ":!replay").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
 		c += "+changes"
 	}
 	return c
