@@ -2,12 +2,15 @@ package ilbcontroller_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,15 +32,29 @@ const (
 	crashServices      = 3                      // Services per seed
 	maxFailuresPerName = 3                      // injected failures per address, so backoff stays short
 	crashParallel      = 5                      // seeds at a time: each mostly waits
+	firstRun           = 10 * time.Second       // how long the first process may run before its kill point
 )
 
 var killPoints = []string{killDuringAcquire, killAfterFailure, killAfterRecord, killDuringRetry, killAtRandom}
 
-// crashTally sums the crash test's figures over every seed.
+// crashTally sums the crash test's figures over every seed, by kill point.
 var crashTally struct {
 	sync.Mutex
-	seeds, kills, failures, reportedByLog, eventedObjects, diedUnreported int
-	byPoint                                                               map[string]int
+	started int // seeds run
+	clean   int // seeds that left nothing behind
+	byPoint map[string]*pointTally
+}
+
+// A pointTally sums the figures of the seeds of one kill point.
+type pointTally struct {
+	seeds    int            // seeds that ran to the end
+	atPoint  int            // first processes stopped at the point; the others ran firstRun and were killed
+	how      map[string]int // how those were stopped there, for the points that have variants
+	kills    int            // first processes SIGKILLed, at the point or after firstRun
+	failures int            // injected release failures, to the first process and the fresh one
+	reported int            // of those, reported by a log line
+	lost     int            // of those, received by a process killed before it could log them
+	evented  int            // Services with a reported failure; each had a ReleaseFailed Event
 }
 
 // TestCrash runs the controller in a child process, SIGKILLs it at one of killPoints, and then
@@ -45,18 +62,17 @@ var crashTally struct {
 // reservation and no record may be left, and every injected failure must have been reported,
 // except one that its process received in its last moments before the kill.
 //
-// go test -run TestCrash -v ./orphans/ilbcontroller logs its tally: in 50 seeds, 10 at each
-// point, it has left 0 reservations, 0 records and 0 Services after every seed. In one run, of
-// 402 injected failures, 386 were logged; the other 16 reached a process killed before it
-// could log them (their resources were released by name all the same), and each of the 149
-// Services with a logged failure had a ReleaseFailed Event.
+// go test -run TestCrash -v ./orphans/ilbcontroller logs its tally by kill point.
 func TestCrash(t *testing.T) {
 	env.Need(t)
 	seeds := 50
 	if s, err := strconv.Atoi(os.Getenv(crashSeedsEnv)); err == nil && s > 0 {
 		seeds = s
 	}
-	crashTally.byPoint = map[string]int{}
+	crashTally.byPoint = map[string]*pointTally{}
+	for _, p := range killPoints {
+		crashTally.byPoint[p] = &pointTally{how: map[string]int{}}
+	}
 	sem := make(chan struct{}, crashParallel)
 	t.Run("seeds", func(t *testing.T) {
 		for seed := range seeds {
@@ -70,11 +86,23 @@ func TestCrash(t *testing.T) {
 	})
 	crashTally.Lock()
 	defer crashTally.Unlock()
-	t.Logf("crash test: %d seeds, %d kills %v; %d injected release failures, %d reported by a log line, %d lost with a process killed before it could log them; a ReleaseFailed Event on each of the %d Services with a reported failure; left after each seed: 0 reservations, 0 records, 0 rules, 0 Services",
-		crashTally.seeds, crashTally.kills, crashTally.byPoint, crashTally.failures, crashTally.reportedByLog, crashTally.diedUnreported, crashTally.eventedObjects)
+	t.Logf("crash test: %d of %d seeds (%d Services each) left nothing behind: no reservation, no record, no rule, no Service",
+		crashTally.clean, crashTally.started, crashServices)
+	for _, p := range killPoints {
+		pt := crashTally.byPoint[p]
+		how := ""
+		if len(pt.how) > 0 {
+			how = fmt.Sprintf(" %v", pt.how)
+		}
+		t.Logf("%s: %d seeds, %d stopped at the point%s, %d SIGKILLed; %d injected release failures: %d reported by a log line, %d lost with a process killed before it could log them; a ReleaseFailed Event on each of the %d Services with a reported failure",
+			p, pt.seeds, pt.atPoint, how, pt.kills, pt.failures, pt.reported, pt.lost, pt.evented)
+	}
 }
 
 func crashOnce(t *testing.T, seed uint64) {
+	crashTally.Lock()
+	crashTally.started++
+	crashTally.Unlock()
 	rng := rand.New(rand.NewPCG(seed, 0x6f727068616e73))
 	point := killPoints[seed%uint64(len(killPoints))]
 	w := newWorld(t, fmt.Sprintf("crash-%d", seed))
@@ -99,7 +127,8 @@ func crashOnce(t *testing.T, seed uint64) {
 	const first = "first"
 	var extra []string
 	var once sync.Once
-	killFirst := func() { once.Do(func() { go w.kill(first) }) }
+	var atPoint atomic.Bool // this process stopped the first at the point
+	killFirst := func() { once.Do(func() { atPoint.Store(true); go w.kill(first) }) }
 	seen := 0
 	// A release of an address whose release failed before is the retry of its orphan (or a
 	// later scope's release of the same name, which the retry precedes).
@@ -124,6 +153,7 @@ func crashOnce(t *testing.T, seed uint64) {
 				now := seen == nth
 				rmu.Unlock()
 				if now {
+					atPoint.Store(true)
 					w.kill(first)
 				}
 			}
@@ -132,6 +162,7 @@ func crashOnce(t *testing.T, seed uint64) {
 	case killDuringRetry:
 		w.hook = func(ctx context.Context, op fakecloud.Op, name string, done bool) error {
 			if op == fakecloud.ReleaseAddress && done != before && fakecloud.Caller(ctx) == first && isRetrying(name) {
+				atPoint.Store(true)
 				w.kill(first)
 			}
 			return nil
@@ -151,12 +182,12 @@ func crashOnce(t *testing.T, seed uint64) {
 				return
 			case <-time.After(10 * time.Millisecond):
 			}
-			if point != killAfterRecord {
-				continue
-			}
-			for _, s := range w.servicesQuiet() {
-				if _, ok := s.Annotations[orphans.Key(ilbcontroller.Name)]; ok {
-					killFirst()
+			switch point {
+			case killAfterRecord:
+				for _, s := range w.servicesQuiet() {
+					if _, ok := s.Annotations[orphans.Key(ilbcontroller.Name)]; ok {
+						killFirst()
+					}
 				}
 			}
 		}
@@ -166,9 +197,26 @@ func crashOnce(t *testing.T, seed uint64) {
 	}
 	select {
 	case <-ch.done:
-	case <-time.After(10 * time.Second):
-		// The kill point never came (a seed whose failures all fell elsewhere): kill at the end.
-		w.kill(first)
+	case <-time.After(firstRun):
+		if !atPoint.Load() {
+			// The kill point never came (a seed whose failures all fell elsewhere): kill at the end.
+			w.kill(first)
+		}
+		<-ch.done
+	}
+	close(stopWatch)
+	<-watched
+
+	// Where the first process stopped.
+	if point == killAfterFailure {
+		atPoint.Store(len(w.reported(first)) > 0) // the child killed itself there
+	}
+	how := "" // the point's variant, for the tally
+	if point == killDuringRetry {
+		how = "after the release took effect"
+		if before {
+			how = "before the release took effect"
+		}
 	}
 
 	// A fresh process, with the same cloud still failing now and then, must finish the job.
@@ -177,8 +225,6 @@ func crashOnce(t *testing.T, seed uint64) {
 	w.deleteServices()
 	w.await("delete every Service", 60*time.Second, w.gone)
 	w.stop("fresh")
-	close(stopWatch)
-	<-watched
 
 	// Every failure was reported. The log line is the report of each occurrence: it is
 	// written synchronously, before the record, so only a kill between the cloud's answer and
@@ -218,15 +264,46 @@ func crashOnce(t *testing.T, seed uint64) {
 	assert.NotEmpty(t, failures)
 	crashTally.Lock()
 	defer crashTally.Unlock()
-	crashTally.seeds++
-	if killed {
-		crashTally.kills++
-		crashTally.byPoint[point]++
-	} else {
-		crashTally.byPoint[point+" (not reached)"]++
+	crashTally.clean++
+	pt := crashTally.byPoint[point]
+	pt.seeds++
+	if atPoint.Load() {
+		pt.atPoint++
+		if how != "" {
+			pt.how[how]++
+		}
 	}
-	crashTally.failures += len(failures)
-	crashTally.reportedByLog += byLog
-	crashTally.eventedObjects += len(wantEvent)
-	crashTally.diedUnreported += unreported
+	if killed {
+		pt.kills++
+	}
+	pt.failures += len(failures)
+	pt.reported += byLog
+	pt.evented += len(wantEvent)
+	pt.lost += unreported
+}
+
+// A child that reaches a kill point of its own writes one line to standard error, pointMarker
+// and a pointReport in JSON, before it kills itself: so the parent, which reads that output
+// to its end once the child is gone, knows where it died.
+const pointMarker = "ilbcontroller crash test: at kill point "
+
+// A pointReport says which kill point a child reached, and what it was doing there.
+type pointReport struct {
+	Point string `json:"point"`
+	// Address is the reservation whose release failed (after-failed-release).
+	Address string `json:"address,omitempty"`
+}
+
+func reportPoint(r pointReport) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		panic(err) // strings always encode
+	}
+	fmt.Fprintf(os.Stderr, "%s%s\n", pointMarker, b) // one write: one line, whole
+}
+
+// die SIGKILLs this process and never returns.
+func die() {
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {}
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,12 +26,13 @@ var env *kubetest.Env
 
 // The environment of a controller process that a test starts by running its own binary again.
 const (
-	childEnv          = "ILB_CHILD"      // the caller id; set only in a child
-	childKubeconfig   = "ILB_KUBECONFIG" // path of a kubeconfig for the API server
-	childCloud        = "ILB_CLOUD"      // base URL of the cloud the parent serves
-	childNamespace    = "ILB_NAMESPACE"  // the one namespace the child watches
-	childLeader       = "ILB_LEADER"     // "1": run with leader election
-	childKillOnFailed = "ILB_KILL_ON_FAILED_RELEASE"
+	childEnv        = "ILB_CHILD"      // the caller id; set only in a child
+	childKubeconfig = "ILB_KUBECONFIG" // path of a kubeconfig for the API server
+	childCloud      = "ILB_CLOUD"      // base URL of the cloud the parent serves
+	childNamespace  = "ILB_NAMESPACE"  // the one namespace the child watches
+	childLeader     = "ILB_LEADER"     // "1": run with leader election
+	// The kill points inside a child (see crash_test.go): the n-th occurrence of the point.
+	childKillOnFailed = "ILB_KILL_ON_FAILED_RELEASE" // n
 )
 
 func TestMain(m *testing.M) {
@@ -80,15 +80,20 @@ func runChild(id string) int {
 		return 2
 	}
 
-	// Kill point "after a failed release, before the record is written": the n-th failed
-	// release kills this process the moment the error arrives, before the scope reports it.
-	killOn, _ := strconv.Atoi(os.Getenv(childKillOnFailed))
+	killOn, _ := strconv.ParseInt(os.Getenv(childKillOnFailed), 10, 64)
 	var failed atomic.Int64
 	cloud := &fakecloud.Client{BaseURL: os.Getenv(childCloud), Caller: id,
-		OnFailure: func(op fakecloud.Op, _ string, _ error) {
-			if op == fakecloud.ReleaseAddress && killOn > 0 && failed.Add(1) == int64(killOn) {
-				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-				select {} // never return into the scope
+		// OnFailure runs in the reconcile, once the failed release's answer has arrived and
+		// before the scope hears of it.
+		OnFailure: func(op fakecloud.Op, name string, _ error) {
+			if op != fakecloud.ReleaseAddress {
+				return
+			}
+			if failed.Add(1) == killOn {
+				// Kill point "after a failed release, before the record is written": the
+				// process dies before the scope can report the failure.
+				reportPoint(pointReport{Point: killAfterFailure, Address: name})
+				die()
 			}
 		}}
 	if _, err := ilbcontroller.SetupWithManager(mgr, cloud, func(b *builder.Builder) *builder.Builder {

@@ -3,12 +3,14 @@ package ilbcontroller_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -171,6 +173,28 @@ func (w *world) stop(id string) {
 	case <-time.After(10 * time.Second):
 		w.kill(id)
 	}
+}
+
+// reported returns the kill points the controller process called id reported reaching (see
+// pointMarker), from its standard error so far: all of them once the process is gone.
+func (w *world) reported(id string) []pointReport {
+	w.mu.Lock()
+	out := w.children[id].stderr.String()
+	w.mu.Unlock()
+	var reps []pointReport
+	for line := range strings.Lines(out) {
+		_, after, ok := strings.Cut(line, pointMarker)
+		if !ok {
+			continue
+		}
+		var r pointReport
+		if err := json.Unmarshal([]byte(after), &r); err != nil {
+			w.t.Errorf("controller %s: unreadable report %q: %v", id, line, err)
+			continue
+		}
+		reps = append(reps, r)
+	}
+	return reps
 }
 
 func (w *world) stopAll() {
