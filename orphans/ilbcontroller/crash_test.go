@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,19 +25,21 @@ import (
 
 // The points at which the crash test SIGKILLs the controller.
 const (
-	killDuringAcquire  = "during-acquire"       // the cloud has reserved the address; the response never arrives
-	killAfterFailure   = "after-failed-release" // the release failed; the process dies before it can report or record it
-	killAfterRecord    = "after-record"         // the record is on the Service
-	killDuringRetry    = "during-retry"         // a recorded orphan's release is in flight, before or after it took effect
-	killAtRandom       = "at-random"            // any time in the first second and a half
-	crashSeedsEnv      = "ORPHANS_CRASH_SEEDS"  // overrides the number of seeds
-	crashServices      = 3                      // Services per seed
-	maxFailuresPerName = 3                      // injected failures per address, so backoff stays short
-	crashParallel      = 5                      // seeds at a time: each mostly waits
-	firstRun           = 10 * time.Second       // how long the first process may run before its kill point
+	killDuringAcquire     = "during-acquire"       // the cloud has reserved the address; the response never arrives
+	killAfterFailure      = "after-failed-release" // the release failed; the process dies before it can report or record it
+	killDuringRecordWrite = "during-record-write"  // the PATCH of the record: about to be sent, or applied with its answer unread
+	killAfterRecord       = "after-record"         // the record is on the Service
+	killDuringRetry       = "during-retry"         // a recorded orphan's release is in flight, before or after it took effect
+	killAtRandom          = "at-random"            // any time in the first second and a half
+	crashSeedsEnv         = "ORPHANS_CRASH_SEEDS"  // overrides the number of seeds
+	crashServices         = 3                      // Services per seed
+	maxFailuresPerName    = 3                      // injected failures per address, so backoff stays short
+	crashParallel         = 5                      // seeds at a time: each mostly waits
+	firstRun              = 10 * time.Second       // how long the first process may run before its kill point
 )
 
-var killPoints = []string{killDuringAcquire, killAfterFailure, killAfterRecord, killDuringRetry, killAtRandom}
+var killPoints = []string{killDuringAcquire, killAfterFailure, killDuringRecordWrite, killAfterRecord,
+	killDuringRetry, killAtRandom}
 
 // crashTally sums the crash test's figures over every seed, by kill point.
 var crashTally struct {
@@ -60,7 +64,9 @@ type pointTally struct {
 // TestCrash runs the controller in a child process, SIGKILLs it at one of killPoints, and then
 // runs a fresh process to quiescence and through the deletion of every Service. Afterwards no
 // reservation and no record may be left, and every injected failure must have been reported,
-// except one that its process received in its last moments before the kill.
+// except one that its process received in its last moments before the kill. A process killed
+// during the record write after the API server applied the PATCH must have left that record
+// on the Service.
 //
 // go test -run TestCrash -v ./orphans/ilbcontroller logs its tally by kill point.
 func TestCrash(t *testing.T) {
@@ -121,7 +127,10 @@ func crashOnce(t *testing.T, seed uint64) {
 	rmu.Lock()
 	nth := 1 + rng.IntN(crashServices) // kill at the nth occurrence of the point
 	delay := time.Duration(rng.Int64N(int64(1500 * time.Millisecond)))
-	before := rng.IntN(2) == 0 // during-retry: before the release takes effect, or after
+	before := rng.IntN(2) == 0 // during-retry and during-record-write: before the call takes effect, or after
+	// Each Service's record is written at least twice, when its first orphan is recorded and
+	// when its last is released, so the nth record write may be either.
+	nthWrite := 1 + rng.IntN(2*crashServices)
 	rmu.Unlock()
 
 	const first = "first"
@@ -145,6 +154,12 @@ func crashOnce(t *testing.T, seed uint64) {
 	switch point {
 	case killAfterFailure:
 		extra = append(extra, childKillOnFailed+"="+strconv.Itoa(nth))
+	case killDuringRecordWrite:
+		when := writeAfterApply
+		if before {
+			when = writeBeforeSend
+		}
+		extra = append(extra, childKillOnWrite+"="+strconv.Itoa(nthWrite)+":"+when)
 	case killDuringAcquire:
 		w.hook = func(ctx context.Context, op fakecloud.Op, _ string, done bool) error {
 			if op == fakecloud.ReserveAddress && done && fakecloud.Caller(ctx) == first {
@@ -207,15 +222,37 @@ func crashOnce(t *testing.T, seed uint64) {
 	close(stopWatch)
 	<-watched
 
-	// Where the first process stopped.
-	if point == killAfterFailure {
-		atPoint.Store(len(w.reported(first)) > 0) // the child killed itself there
+	// Where the first process stopped, and what it left there, before anything else runs.
+	reports := w.reported(first)
+	if point == killAfterFailure || point == killDuringRecordWrite {
+		atPoint.Store(len(reports) > 0) // the child killed itself there
 	}
 	how := "" // the point's variant, for the tally
 	if point == killDuringRetry {
 		how = "after the release took effect"
 		if before {
 			how = "before the release took effect"
+		}
+	}
+	for _, r := range reports {
+		switch r.Point {
+		case killDuringRecordWrite:
+			what := "a record"
+			if r.Record == nil {
+				what = "a removal"
+			}
+			how = r.When + " of " + what
+			if r.When != writeAfterApply {
+				break
+			}
+			// The answer died with the process, but the API server had applied the write.
+			s := w.service(r.Service)
+			got, ok := s.Annotations[orphans.Key(ilbcontroller.Name)]
+			if r.Record == nil {
+				assert.False(t, ok, "%s: the removal of the record, applied before the kill, is not there: %s", r.Service, got)
+			} else {
+				assert.Equal(t, *r.Record, got, "%s: the record written before the kill", r.Service)
+			}
 		}
 	}
 
@@ -282,6 +319,12 @@ func crashOnce(t *testing.T, seed uint64) {
 	pt.lost += unreported
 }
 
+// When, in a child with childKillOnWrite, the PATCH of the orphan record kills the process.
+const (
+	writeBeforeSend = "before-send" // as it is about to send the request: not applied
+	writeAfterApply = "after-apply" // once the API server answered 200: applied, answer unread
+)
+
 // A child that reaches a kill point of its own writes one line to standard error, pointMarker
 // and a pointReport in JSON, before it kills itself: so the parent, which reads that output
 // to its end once the child is gone, knows where it died.
@@ -292,6 +335,12 @@ type pointReport struct {
 	Point string `json:"point"`
 	// Address is the reservation whose release failed (after-failed-release).
 	Address string `json:"address,omitempty"`
+	// When, Service and Record describe the PATCH of the record (during-record-write):
+	// writeBeforeSend or writeAfterApply, the Service patched, and the record the patch
+	// writes, nil when it removes the record.
+	When    string  `json:"when,omitempty"`
+	Service string  `json:"service,omitempty"`
+	Record  *string `json:"record,omitempty"`
 }
 
 func reportPoint(r pointReport) {
@@ -306,4 +355,68 @@ func reportPoint(r pointReport) {
 func die() {
 	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	select {}
+}
+
+// A recordWriteKill kills the child at its nth PATCH of the orphan record (the annotation key),
+// through the REST client's transport: every client the manager makes from the config sends
+// its requests through it. Before sending, the API server never sees the write; after a 200,
+// the API server has applied it and the answer dies unread with the process. Either way the
+// process never learns whether its record was written, as when a node dies mid-request.
+type recordWriteKill struct {
+	key  string
+	when string // writeBeforeSend or writeAfterApply
+	nth  int64
+	seen atomic.Int64 // record PATCHes so far: sent (before-send) or applied (after-apply)
+}
+
+func (k *recordWriteKill) wrap(next http.RoundTripper) http.RoundTripper {
+	return recordWriteTransport{k: k, next: next}
+}
+
+type recordWriteTransport struct {
+	k    *recordWriteKill
+	next http.RoundTripper
+}
+
+func (t recordWriteTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	rep, ok := t.k.recordPatch(req)
+	if !ok {
+		return t.next.RoundTrip(req)
+	}
+	if t.k.when == writeBeforeSend && t.k.seen.Add(1) == t.k.nth {
+		reportPoint(rep)
+		die()
+	}
+	resp, err := t.next.RoundTrip(req) // returns with the headers, before the body is read
+	if t.k.when == writeAfterApply && err == nil && resp.StatusCode == http.StatusOK && t.k.seen.Add(1) == t.k.nth {
+		reportPoint(rep)
+		die()
+	}
+	return resp, err
+}
+
+// recordPatch reports whether req is a PATCH of a Service that sets or removes the record
+// annotation, and describes it. It reads a copy of the body, so req is sent unchanged.
+func (k *recordWriteKill) recordPatch(req *http.Request) (pointReport, bool) {
+	if req.Method != http.MethodPatch || req.GetBody == nil || !strings.Contains(req.URL.Path, "/services/") {
+		return pointReport{}, false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return pointReport{}, false
+	}
+	defer body.Close()
+	var patch struct {
+		Metadata struct {
+			Annotations map[string]*string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	if err := json.NewDecoder(body).Decode(&patch); err != nil {
+		return pointReport{}, false
+	}
+	rec, ok := patch.Metadata.Annotations[k.key]
+	if !ok {
+		return pointReport{}, false
+	}
+	return pointReport{Point: killDuringRecordWrite, When: k.when, Service: path.Base(req.URL.Path), Record: rec}, true
 }

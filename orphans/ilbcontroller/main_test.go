@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/safereconcile/safereconcile/orphans"
 	"github.com/safereconcile/safereconcile/orphans/ilbcontroller"
 	"github.com/safereconcile/safereconcile/orphans/internal/fakecloud"
 	"github.com/safereconcile/safereconcile/orphans/internal/kubetest"
@@ -33,6 +35,7 @@ const (
 	childLeader     = "ILB_LEADER"     // "1": run with leader election
 	// The kill points inside a child (see crash_test.go): the n-th occurrence of the point.
 	childKillOnFailed = "ILB_KILL_ON_FAILED_RELEASE" // n
+	childKillOnWrite  = "ILB_KILL_ON_RECORD_WRITE"   // "n:" + writeBeforeSend or writeAfterApply
 )
 
 func TestMain(m *testing.M) {
@@ -60,6 +63,14 @@ func runChild(id string) int {
 		return 2
 	}
 	cfg.QPS, cfg.Burst = 500, 1000
+	if v := os.Getenv(childKillOnWrite); v != "" {
+		// Kill point "during the record write", in the transport of every client the
+		// manager makes from cfg.
+		n, when, _ := strings.Cut(v, ":")
+		k := &recordWriteKill{key: orphans.Key(ilbcontroller.Name), when: when}
+		k.nth, _ = strconv.ParseInt(n, 10, 64)
+		cfg.WrapTransport = k.wrap
+	}
 	ns := os.Getenv(childNamespace)
 	opts := ctrl.Options{
 		Metrics:                metricsserver.Options{BindAddress: "0"},

@@ -298,6 +298,13 @@ func (w *world) await(what string, timeout time.Duration, cond func() (bool, str
 	}
 }
 
+// service returns the Service called name.
+func (w *world) service(name string) corev1.Service {
+	var s corev1.Service
+	require.NoError(w.t, w.c.Get(context.Background(), client.ObjectKey{Namespace: w.ns, Name: name}, &s))
+	return s
+}
+
 func (w *world) deleteServices() {
 	for _, s := range w.services() {
 		require.NoError(w.t, client.IgnoreNotFound(w.c.Delete(context.Background(), &s)))
