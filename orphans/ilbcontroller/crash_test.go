@@ -23,13 +23,14 @@ import (
 	"github.com/safereconcile/safereconcile/orphans/internal/fakecloud"
 )
 
-// The points at which the crash test SIGKILLs the controller.
+// The points at which the crash test stops the controller: with SIGKILL, except during-shutdown.
 const (
 	killDuringAcquire     = "during-acquire"       // the cloud has reserved the address; the response never arrives
 	killAfterFailure      = "after-failed-release" // the release failed; the process dies before it can report or record it
 	killDuringRecordWrite = "during-record-write"  // the PATCH of the record: about to be sent, or applied with its answer unread
 	killAfterRecord       = "after-record"         // the record is on the Service
 	killDuringRetry       = "during-retry"         // a recorded orphan's release is in flight, before or after it took effect
+	killDuringShutdown    = "during-shutdown"      // SIGTERM while a reconcile holds a failed release; the process exits on its own
 	killAtRandom          = "at-random"            // any time in the first second and a half
 	crashSeedsEnv         = "ORPHANS_CRASH_SEEDS"  // overrides the number of seeds
 	crashServices         = 3                      // Services per seed
@@ -39,7 +40,7 @@ const (
 )
 
 var killPoints = []string{killDuringAcquire, killAfterFailure, killDuringRecordWrite, killAfterRecord,
-	killDuringRetry, killAtRandom}
+	killDuringRetry, killDuringShutdown, killAtRandom}
 
 // crashTally sums the crash test's figures over every seed, by kill point.
 var crashTally struct {
@@ -61,12 +62,13 @@ type pointTally struct {
 	evented  int            // Services with a reported failure; each had a ReleaseFailed Event
 }
 
-// TestCrash runs the controller in a child process, SIGKILLs it at one of killPoints, and then
+// TestCrash runs the controller in a child process, stops it at one of killPoints, and then
 // runs a fresh process to quiescence and through the deletion of every Service. Afterwards no
 // reservation and no record may be left, and every injected failure must have been reported,
-// except one that its process received in its last moments before the kill. A process killed
+// except one that its process received in its last moments before a SIGKILL. A process killed
 // during the record write after the API server applied the PATCH must have left that record
-// on the Service.
+// on the Service; a process stopped with SIGTERM while it held a failed release, if it exits on
+// its own, must have recorded that orphan first.
 //
 // go test -run TestCrash -v ./orphans/ilbcontroller logs its tally by kill point.
 func TestCrash(t *testing.T) {
@@ -138,6 +140,7 @@ func crashOnce(t *testing.T, seed uint64) {
 	var once sync.Once
 	var atPoint atomic.Bool // this process stopped the first at the point
 	killFirst := func() { once.Do(func() { atPoint.Store(true); go w.kill(first) }) }
+	stopFirst := func() { once.Do(func() { atPoint.Store(true); go w.stop(first) }) }
 	seen := 0
 	// A release of an address whose release failed before is the retry of its orphan (or a
 	// later scope's release of the same name, which the retry precedes).
@@ -160,6 +163,8 @@ func crashOnce(t *testing.T, seed uint64) {
 			when = writeBeforeSend
 		}
 		extra = append(extra, childKillOnWrite+"="+strconv.Itoa(nthWrite)+":"+when)
+	case killDuringShutdown:
+		extra = append(extra, childStopOnFailed+"="+strconv.Itoa(nth))
 	case killDuringAcquire:
 		w.hook = func(ctx context.Context, op fakecloud.Op, _ string, done bool) error {
 			if op == fakecloud.ReserveAddress && done && fakecloud.Caller(ctx) == first {
@@ -186,7 +191,8 @@ func crashOnce(t *testing.T, seed uint64) {
 	w.createServices(crashServices)
 	ch := w.start(first, false, extra...)
 
-	// The first record to appear on a Service is a kill point.
+	// The first record to appear on a Service is a kill point; the child's report that it
+	// holds a failed release is the moment to SIGTERM it.
 	stopWatch := make(chan struct{})
 	watched := make(chan struct{})
 	go func() {
@@ -204,6 +210,10 @@ func crashOnce(t *testing.T, seed uint64) {
 						killFirst()
 					}
 				}
+			case killDuringShutdown:
+				if len(w.reported(first)) > 0 {
+					stopFirst()
+				}
 			}
 		}
 	}()
@@ -217,7 +227,7 @@ func crashOnce(t *testing.T, seed uint64) {
 			// The kill point never came (a seed whose failures all fell elsewhere): kill at the end.
 			w.kill(first)
 		}
-		<-ch.done
+		<-ch.done // a stop under way ends within the child's graceful shutdown timeout
 	}
 	close(stopWatch)
 	<-watched
@@ -253,6 +263,16 @@ func crashOnce(t *testing.T, seed uint64) {
 			} else {
 				assert.Equal(t, *r.Record, got, "%s: the record written before the kill", r.Service)
 			}
+		case killDuringShutdown:
+			st := ch.cmd.ProcessState
+			if !st.Exited() {
+				how = "SIGKILLed after its graceful shutdown timeout"
+				break
+			}
+			how = fmt.Sprintf("exited with status %d", st.ExitCode())
+			// The reconcile went on with its context cancelled and recorded the failed
+			// release it held before the process exited.
+			assert.Contains(t, w.recordedOn(r.Address), "address/"+r.Address, "orphan held at SIGTERM, after the process exited")
 		}
 	}
 
@@ -326,14 +346,15 @@ const (
 )
 
 // A child that reaches a kill point of its own writes one line to standard error, pointMarker
-// and a pointReport in JSON, before it kills itself: so the parent, which reads that output
-// to its end once the child is gone, knows where it died.
+// and a pointReport in JSON, before it kills itself or waits for the parent's signal: so the
+// parent, which reads that output to its end once the child is gone, knows which point it
+// reached.
 const pointMarker = "ilbcontroller crash test: at kill point "
 
 // A pointReport says which kill point a child reached, and what it was doing there.
 type pointReport struct {
 	Point string `json:"point"`
-	// Address is the reservation whose release failed (after-failed-release).
+	// Address is the reservation whose release failed (after-failed-release, during-shutdown).
 	Address string `json:"address,omitempty"`
 	// When, Service and Record describe the PATCH of the record (during-record-write):
 	// writeBeforeSend or writeAfterApply, the Service patched, and the record the patch

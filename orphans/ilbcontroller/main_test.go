@@ -36,7 +36,12 @@ const (
 	// The kill points inside a child (see crash_test.go): the n-th occurrence of the point.
 	childKillOnFailed = "ILB_KILL_ON_FAILED_RELEASE" // n
 	childKillOnWrite  = "ILB_KILL_ON_RECORD_WRITE"   // "n:" + writeBeforeSend or writeAfterApply
+	childStopOnFailed = "ILB_STOP_ON_FAILED_RELEASE" // n
 )
+
+// childGracefulShutdown is the child manager's GracefulShutdownTimeout: how long, after
+// SIGTERM, its reconciles have to finish before the manager gives up on them.
+const childGracefulShutdown = 10 * time.Second
 
 func TestMain(m *testing.M) {
 	if id := os.Getenv(childEnv); id != "" {
@@ -73,9 +78,10 @@ func runChild(id string) int {
 	}
 	ns := os.Getenv(childNamespace)
 	opts := ctrl.Options{
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		Metrics:                 metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:  "0",
+		Cache:                   cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		GracefulShutdownTimeout: ptr.To(childGracefulShutdown),
 	}
 	if os.Getenv(childLeader) == "1" {
 		opts.LeaderElection = true
@@ -91,7 +97,10 @@ func runChild(id string) int {
 		return 2
 	}
 
+	// ctx is cancelled by the first SIGTERM, as in a controller's main.
+	ctx := ctrl.SetupSignalHandler()
 	killOn, _ := strconv.ParseInt(os.Getenv(childKillOnFailed), 10, 64)
+	stopOn, _ := strconv.ParseInt(os.Getenv(childStopOnFailed), 10, 64)
 	var failed atomic.Int64
 	cloud := &fakecloud.Client{BaseURL: os.Getenv(childCloud), Caller: id,
 		// OnFailure runs in the reconcile, once the failed release's answer has arrived and
@@ -100,11 +109,23 @@ func runChild(id string) int {
 			if op != fakecloud.ReleaseAddress {
 				return
 			}
-			if failed.Add(1) == killOn {
+			switch n := failed.Add(1); n {
+			case killOn:
 				// Kill point "after a failed release, before the record is written": the
 				// process dies before the scope can report the failure.
 				reportPoint(pointReport{Point: killAfterFailure, Address: name})
 				die()
+			case stopOn:
+				// Kill point "during a graceful shutdown": the parent SIGTERMs this process
+				// when it reads the report, and the reconcile holds the failed release until
+				// the signal has cancelled the manager's context. It then goes on with a
+				// cancelled context, as a reconcile that a rollout interrupts does. The wait
+				// is bounded so that a parent that never signals cannot hang the child.
+				reportPoint(pointReport{Point: killDuringShutdown, Address: name})
+				select {
+				case <-ctx.Done():
+				case <-time.After(childGracefulShutdown):
+				}
 			}
 		}}
 	if _, err := ilbcontroller.SetupWithManager(mgr, cloud, func(b *builder.Builder) *builder.Builder {
@@ -113,7 +134,7 @@ func runChild(id string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+	if err := mgr.Start(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -159,7 +159,9 @@ func (w *world) kill(id string) {
 	<-ch.done
 }
 
-// stop ends the controller process called id with SIGTERM, as a rollout would.
+// stop ends the controller process called id with SIGTERM, as a rollout would, and SIGKILLs
+// it when it has not exited within its graceful shutdown timeout and a margin. It waits until
+// the process is gone.
 func (w *world) stop(id string) {
 	w.mu.Lock()
 	ch := w.children[id]
@@ -170,7 +172,7 @@ func (w *world) stop(id string) {
 	_ = ch.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-ch.done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(childGracefulShutdown + 5*time.Second):
 		w.kill(id)
 	}
 }
@@ -303,6 +305,29 @@ func (w *world) service(name string) corev1.Service {
 	var s corev1.Service
 	require.NoError(w.t, w.c.Get(context.Background(), client.ObjectKey{Namespace: w.ns, Name: name}, &s))
 	return s
+}
+
+// recordedOn returns the names of the orphans recorded on the Service whose address is called
+// address.
+func (w *world) recordedOn(address string) []string {
+	for _, s := range w.services() {
+		if ilbcontroller.ResourceName(&s) != address {
+			continue
+		}
+		v, ok := s.Annotations[orphans.Key(ilbcontroller.Name)]
+		if !ok {
+			return nil
+		}
+		var recs []orphans.Record
+		require.NoError(w.t, json.Unmarshal([]byte(v), &recs), "record on %s", s.Name)
+		var names []string
+		for _, r := range recs {
+			names = append(names, r.Name)
+		}
+		return names
+	}
+	w.t.Errorf("no Service has the address %s", address)
+	return nil
 }
 
 func (w *world) deleteServices() {
