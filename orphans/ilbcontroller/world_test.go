@@ -3,12 +3,14 @@ package ilbcontroller_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -157,7 +159,9 @@ func (w *world) kill(id string) {
 	<-ch.done
 }
 
-// stop ends the controller process called id with SIGTERM, as a rollout would.
+// stop ends the controller process called id with SIGTERM, as a rollout would, and SIGKILLs
+// it when it has not exited within its graceful shutdown timeout and a margin. It waits until
+// the process is gone.
 func (w *world) stop(id string) {
 	w.mu.Lock()
 	ch := w.children[id]
@@ -168,9 +172,31 @@ func (w *world) stop(id string) {
 	_ = ch.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-ch.done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(childGracefulShutdown + 5*time.Second):
 		w.kill(id)
 	}
+}
+
+// reported returns the kill points the controller process called id reported reaching (see
+// pointMarker), from its standard error so far: all of them once the process is gone.
+func (w *world) reported(id string) []pointReport {
+	w.mu.Lock()
+	out := w.children[id].stderr.String()
+	w.mu.Unlock()
+	var reps []pointReport
+	for line := range strings.Lines(out) {
+		_, after, ok := strings.Cut(line, pointMarker)
+		if !ok {
+			continue
+		}
+		var r pointReport
+		if err := json.Unmarshal([]byte(after), &r); err != nil {
+			w.t.Errorf("controller %s: unreadable report %q: %v", id, line, err)
+			continue
+		}
+		reps = append(reps, r)
+	}
+	return reps
 }
 
 func (w *world) stopAll() {
@@ -272,6 +298,36 @@ func (w *world) await(what string, timeout time.Duration, cond func() (bool, str
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// service returns the Service called name.
+func (w *world) service(name string) corev1.Service {
+	var s corev1.Service
+	require.NoError(w.t, w.c.Get(context.Background(), client.ObjectKey{Namespace: w.ns, Name: name}, &s))
+	return s
+}
+
+// recordedOn returns the names of the orphans recorded on the Service whose address is called
+// address.
+func (w *world) recordedOn(address string) []string {
+	for _, s := range w.services() {
+		if ilbcontroller.ResourceName(&s) != address {
+			continue
+		}
+		v, ok := s.Annotations[orphans.Key(ilbcontroller.Name)]
+		if !ok {
+			return nil
+		}
+		var recs []orphans.Record
+		require.NoError(w.t, json.Unmarshal([]byte(v), &recs), "record on %s", s.Name)
+		var names []string
+		for _, r := range recs {
+			names = append(names, r.Name)
+		}
+		return names
+	}
+	w.t.Errorf("no Service has the address %s", address)
+	return nil
 }
 
 func (w *world) deleteServices() {
