@@ -175,6 +175,7 @@ func replayAll(ctx context.Context, o options, log io.Writer) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer os.RemoveAll(filepath.Dir(bin))
 	r := newRunner(o.work, bin, log)
 	rep := &report{o: o, commit: commit(ctx)}
 	for _, c := range corpus {
@@ -221,9 +222,15 @@ func selected(c codebase, o options) bool {
 	return false
 }
 
-// buildAnalyzer builds the standalone command from the module in the current directory.
+// buildAnalyzer builds the standalone command from the module in the current directory, into
+// a directory of this run's own: two runs from two checkouts share the work directory, and
+// neither may measure the other's analyzer.
 func buildAnalyzer(ctx context.Context, work string) (string, error) {
-	bin := filepath.Join(work, "bin", "releasepath")
+	dir, err := os.MkdirTemp(work, "bin-")
+	if err != nil {
+		return "", fmt.Errorf("replay: %w", err)
+	}
+	bin := filepath.Join(dir, "releasepath")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/releasepath")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("replay: build the analyzer (run replay from the releasepath module's directory): %w\n%s", err, out)
