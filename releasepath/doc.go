@@ -33,7 +33,9 @@
 //   - samevalue: the same value or arguments are compared by types.Object (or as equal
 //     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is
 //     evidence for it: a function that holds a and releases only other reports nothing,
-//     since nothing says a must be released there (but see valuewitherror).
+//     since nothing says a must be released there (but see valuewitherror). Another field,
+//     constant element or key of the same variable is another value: n.b for n.a, s[1] for
+//     s[0].
 //   - methodvalue: a method value of the release is evidence too, and releases when it is
 //     called: unlock := c.mu.Unlock; defer unlock().
 //   - lockmode: a lock is released only by the release of its mode, RLock and TryRLock by

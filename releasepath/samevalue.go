@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/constant"
 	"go/token"
+	"go/types"
 	"slices"
 )
 
@@ -33,9 +34,77 @@ func (p *pkgChecker) sameValue(a *acquisition, call *ast.CallExpr) bool {
 			}
 			continue
 		}
-		if o := rootObj(info, arg); o != nil && (a.values[o] || a.basic[o] || a.argRoots[o]) {
+		if o := rootObj(info, arg); o != nil && (a.values[o] || a.basic[o]) {
+			return true
+		}
+		if o := rootObj(info, arg); o != nil && a.argRoots[o] && !p.otherPart(a, arg, o) {
 			return true
 		}
 	}
 	return n == 0
+}
+
+// otherPart reports whether arg, rooted at o, names another part of o than every argument of
+// the acquisition rooted at o: another field (n.b for n.a), another constant element or key
+// (s[1] for s[0], m["b"] for m["a"]). A part and what holds it (n and n.a) are the same value,
+// and so are two parts told apart only by a variable index.
+func (p *pkgChecker) otherPart(a *acquisition, arg ast.Expr, o types.Object) bool {
+	info := p.pass.TypesInfo
+	path := valuePath(info, arg)
+	for _, acq := range a.call.Args {
+		if rootObj(info, acq) != o {
+			continue
+		}
+		if !diverges(path, valuePath(info, acq)) {
+			return false
+		}
+	}
+	return true
+}
+
+// valuePath is the access path of e from its root: the root object, then a step for each
+// field and each constant index or key, "" for a step it cannot name (a variable index).
+func valuePath(info *types.Info, e ast.Expr) []string {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		if o := info.Uses[x]; o != nil {
+			return []string{objID(o)}
+		}
+		if o := info.Defs[x]; o != nil {
+			return []string{objID(o)}
+		}
+	case *ast.SelectorExpr:
+		if sel, ok := info.Selections[x]; ok && sel.Kind() == types.FieldVal {
+			return append(valuePath(info, x.X), "."+objID(sel.Obj()))
+		}
+		if o := info.Uses[x.Sel]; o != nil {
+			return []string{objID(o)}
+		}
+	case *ast.IndexExpr:
+		step := ""
+		if tv, ok := info.Types[x.Index]; ok && tv.Value != nil {
+			step = "[" + tv.Value.ExactString() + "]"
+		}
+		return append(valuePath(info, x.X), step)
+	case *ast.StarExpr:
+		return valuePath(info, x.X)
+	case *ast.UnaryExpr:
+		if x.Op == token.AND {
+			return valuePath(info, x.X)
+		}
+	}
+	return nil
+}
+
+// diverges reports whether two access paths part at a step both name.
+func diverges(x, y []string) bool {
+	for i := 0; i < len(x) && i < len(y); i++ {
+		if x[i] == "" || y[i] == "" {
+			return false
+		}
+		if x[i] != y[i] {
+			return true
+		}
+	}
+	return false
 }

@@ -135,6 +135,9 @@ func parseVerdicts(rows [][]string, name string) ([]verdict, error) {
 	seen := map[string]bool{}
 	for _, r := range rows {
 		v := verdict{modver: r[0], pos: r[1], acq: r[2], word: r[3], why: r[4]}
+		if m, ver, ok := strings.Cut(v.modver, "@"); !ok || m == "" || !strings.HasPrefix(ver, "v") {
+			return nil, fmt.Errorf("replay: %s: %q is not module@version", name, v.modver)
+		}
 		if _, _, ok := splitPos(v.pos); !ok {
 			return nil, fmt.Errorf("replay: %s: %s: %q is not path:line", name, v.modver, v.pos)
 		}

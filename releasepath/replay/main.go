@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -32,7 +33,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o options
 	fl := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	fl.StringVar(&o.half, "half", "tune", "which half of the corpus: tune, heldout or all")
+	fl.StringVar(&o.half, "half", "tune", "which half of the corpus: tune, heldout, all, or none (with -recall)")
 	fl.StringVar(&o.only, "only", "", "only the code bases whose module path contains one of these, comma-separated")
 	fl.BoolVar(&o.check, "check", false, "exit 1 on an untriaged finding or a lost real one")
 	fl.StringVar(&o.untriaged, "untriaged", "", "append a row with an empty verdict to this file for each untriaged finding")
@@ -46,8 +47,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
-	if o.half != "tune" && o.half != "heldout" && o.half != "all" {
-		fmt.Fprintf(stderr, "replay: -half=%s, want tune, heldout or all\n", o.half)
+	if o.half != "tune" && o.half != "heldout" && o.half != "all" && o.half != "none" {
+		fmt.Fprintf(stderr, "replay: -half=%s, want tune, heldout, all or none\n", o.half)
 		return 2
 	}
 	if fl.NArg() > 0 {
@@ -178,6 +179,10 @@ func replayAll(ctx context.Context, o options, log io.Writer) (*report, error) {
 	defer os.RemoveAll(filepath.Dir(bin))
 	r := newRunner(o.work, bin, log)
 	rep := &report{o: o, commit: commit(ctx)}
+	if o.half != "none" && !slices.ContainsFunc(corpus, func(c codebase) bool { return selected(c, o) }) {
+		// A typo in -only must not pass -check by measuring nothing.
+		return nil, fmt.Errorf("replay: -half=%s -only=%s selects no code base of %s", o.half, o.only, o.corpus)
+	}
 	for _, c := range corpus {
 		if !selected(c, o) {
 			continue
@@ -208,7 +213,7 @@ func replayAll(ctx context.Context, o options, log io.Writer) (*report, error) {
 }
 
 func selected(c codebase, o options) bool {
-	if o.half != "all" && c.half != o.half {
+	if o.half == "none" || (o.half != "all" && c.half != o.half) {
 		return false
 	}
 	if o.only == "" {

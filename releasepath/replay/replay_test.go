@@ -94,6 +94,8 @@ func TestFilesRejectWhatTheyCannotMean(t *testing.T) {
 			func(r [][]string, n string) error { _, err := parseVerdicts(r, n); return err }},
 		{"verdict without why", verdictsHeader + "\nm@v1.0.0\ta.go:3\tOpen:2 → f.Close\treal\t\n", "needs a sentence why", 5, verdictsHeader,
 			func(r [][]string, n string) error { _, err := parseVerdicts(r, n); return err }},
+		{"verdict without version", verdictsHeader + "\nexample.com/m\ta.go:3\tOpen:2 → f.Close\treal\tw\n", "is not module@version", 5, verdictsHeader,
+			func(r [][]string, n string) error { _, err := parseVerdicts(r, n); return err }},
 		{"verdict position", verdictsHeader + "\nm@v1.0.0\ta.go\tOpen:2 → f.Close\treal\tw\n", "is not path:line", 5, verdictsHeader,
 			func(r [][]string, n string) error { _, err := parseVerdicts(r, n); return err }},
 		{"verdict acquisition", verdictsHeader + "\nm@v1.0.0\ta.go:3\tOpen → f.Close\treal\tw\n", "is not Name:line", 5, verdictsHeader,
@@ -159,4 +161,35 @@ func TestWriteReplacesOnlyItsSection(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, strings.Replace(doc, "old\n", "new table\n", 1), string(b))
 	assert.ErrorContains(t, writeBetweenMarkers(path, "cost", "x"), "has no <!-- replay:cost -->")
+}
+
+// TestCheckFailsOnALostRealVerdictOnly pins what -check fails on besides an untriaged
+// finding: a real verdict that nothing reports any more. A lost arguable, benign or false
+// verdict is a diff in the table, not a failure.
+func TestCheckFailsOnALostRealVerdictOnly(t *testing.T) {
+	const mv = "example.com/m@v1.0.0"
+	for _, word := range verdictWords {
+		vs := []verdict{{modver: mv, pos: "a.go:20", acq: "Lock:10 → mu.Unlock", word: word, why: "w"}}
+		s := judge(codebase{half: "tune", modver: mv}, 1000, measurement{}, vs)
+		require.Len(t, s.lost, 1)
+		p := (&report{scores: []*score{s}}).problems()
+		if word == "real" {
+			assert.Contains(t, p, "1 real findings no longer reported")
+		} else {
+			assert.Empty(t, p, word)
+		}
+	}
+}
+
+// TestPrecisionPageHoldsTheMeasuredFigures pins that PRECISION.md, which says every figure on
+// it is written by the harness, holds each table the harness writes.
+func TestPrecisionPageHoldsTheMeasuredFigures(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "PRECISION.md"))
+	require.NoError(t, err)
+	for _, name := range []string{"precision", "recall", "cost"} {
+		start, end := "<!-- replay:"+name+" -->", "<!-- replay:"+name+":end -->"
+		i, j := strings.Index(string(b), start), strings.Index(string(b), end)
+		require.True(t, i >= 0 && j > i, "no %s section", name)
+		assert.Contains(t, string(b[i+len(start):j]), "\n|---|", "the %s section holds no table", name)
+	}
 }

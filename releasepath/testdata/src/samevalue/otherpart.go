@@ -1,14 +1,8 @@
-// Package othervalueselector holds a value reached through a field, a slice element or a map
-// entry, and releases another field, element or entry of the same variable:
-// "m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is evidence for it".
-package othervalueselector
+package samevalue
 
-type addrMgr struct{}
-
-func (m *addrMgr) HoldAddress(name string) (string, error) { return name, nil }
-func (m *addrMgr) ReleaseAddress(name string) error        { return nil }
-
-func step() error { return nil }
+// A part of a variable is another value than another part of it: n.b than n.a, s[1] than
+// s[0], byName["b"] than byName["a"]. Releasing one neither releases the other nor is evidence
+// for it.
 
 type names struct{ a, b string }
 
