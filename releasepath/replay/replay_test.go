@@ -82,26 +82,26 @@ func TestFilesRejectWhatTheyCannotMean(t *testing.T) {
 		name, give, want string
 		n                int
 		header           string
-		parse            func([][]string, string) error
+		parse            func([][]string, string) error // the file's parser, its result dropped
 	}{
 		{"corpus half", "half\tfield\tmodule@version\tpatterns\nbest\tdb\tm@v1.0.0\t./...\n", "want tune or heldout", 4, corpusHeader,
-			func(r [][]string, n string) error { _, err := parseCorpus(r, n); return err }},
+			errOnly(parseCorpus)},
 		{"corpus version", "half\tfield\tmodule@version\tpatterns\ntune\tdb\tm\t./...\n", "is not module@version", 4, corpusHeader,
-			func(r [][]string, n string) error { _, err := parseCorpus(r, n); return err }},
+			errOnly(parseCorpus)},
 		{"corpus twice", "half\tfield\tmodule@version\tpatterns\ntune\tdb\tm@v1.0.0\t./...\nheldout\tdb\tm@v1.0.0\t./...\n", "listed twice", 4, corpusHeader,
-			func(r [][]string, n string) error { _, err := parseCorpus(r, n); return err }},
+			errOnly(parseCorpus)},
 		{"verdict word", verdictsHeader + "\nm@v1.0.0\ta.go:3\tOpen:2 → f.Close\tmaybe\tw\n", "want one of real, arguable, benign, false", 5, verdictsHeader,
-			func(r [][]string, n string) error { _, err := parseVerdicts(r, n); return err }},
+			errOnly(parseVerdicts)},
 		{"verdict without why", verdictsHeader + "\nm@v1.0.0\ta.go:3\tOpen:2 → f.Close\treal\t\n", "needs a sentence why", 5, verdictsHeader,
-			func(r [][]string, n string) error { _, err := parseVerdicts(r, n); return err }},
+			errOnly(parseVerdicts)},
 		{"verdict without version", verdictsHeader + "\nexample.com/m\ta.go:3\tOpen:2 → f.Close\treal\tw\n", "is not module@version", 5, verdictsHeader,
-			func(r [][]string, n string) error { _, err := parseVerdicts(r, n); return err }},
+			errOnly(parseVerdicts)},
 		{"verdict position", verdictsHeader + "\nm@v1.0.0\ta.go\tOpen:2 → f.Close\treal\tw\n", "is not path:line", 5, verdictsHeader,
-			func(r [][]string, n string) error { _, err := parseVerdicts(r, n); return err }},
+			errOnly(parseVerdicts)},
 		{"verdict acquisition", verdictsHeader + "\nm@v1.0.0\ta.go:3\tOpen → f.Close\treal\tw\n", "is not Name:line", 5, verdictsHeader,
-			func(r [][]string, n string) error { _, err := parseVerdicts(r, n); return err }},
+			errOnly(parseVerdicts)},
 		{"recall lines", recallHeader + "\nR1\tm\tv1.0.0\tv1.0.1\tm/p\tp/a.go\tf\tOpen\t3,x\tfix\n", "comma-separated line numbers", 10, recallHeader,
-			func(r [][]string, n string) error { _, err := parseRecall(r, n); return err }},
+			errOnly(parseRecall)},
 		{"fields", "half\tfield\tmodule@version\tpatterns\ntune\tdb\tm@v1.0.0\n", "3 fields, want 4", 4, corpusHeader,
 			func(r [][]string, n string) error { return nil }},
 		{"header", "module\tversion\n", "want the header", 4, corpusHeader,
@@ -192,4 +192,9 @@ func TestPrecisionPageHoldsTheMeasuredFigures(t *testing.T) {
 		require.True(t, i >= 0 && j > i, "no %s section", name)
 		assert.Contains(t, string(b[i+len(start):j]), "\n|---|", "the %s section holds no table", name)
 	}
+}
+
+// errOnly keeps a parser's error and drops its result.
+func errOnly[T any](parse func([][]string, string) (T, error)) func([][]string, string) error {
+	return func(r [][]string, n string) error { _, err := parse(r, n); return err }
 }

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -335,7 +336,7 @@ func parseFindings(out []byte, root, modver string) ([]finding, error) {
 				if err != nil || strings.HasPrefix(rel, "..") {
 					return nil, fmt.Errorf("replay: %s: finding outside the module: %s", modver, d.Posn)
 				}
-				_, acqLine, _ := splitPos("x:" + mm[3])
+				acqLine, _ := strconv.Atoi(mm[3]) // the pattern's \d+
 				fs = append(fs, finding{modver: modver, path: filepath.ToSlash(rel), line: line,
 					acqName: mm[2], acqLine: acqLine, release: mm[1]})
 			}
@@ -353,16 +354,12 @@ func parseFindings(out []byte, root, modver string) ([]finding, error) {
 	return fs, nil
 }
 
-// splitPosn splits "file:line:col".
+// splitPosn splits "file.go:line:col".
 func splitPosn(p string) (string, int, error) {
-	file, _, ok := strings.Cut(p, ".go:")
-	if !ok {
-		return "", 0, errors.New("position " + p + " is not file.go:line:col")
-	}
-	rest := strings.TrimPrefix(p, file+".go:")
+	file, rest, ok := strings.Cut(p, ".go:")
 	l, _, _ := strings.Cut(rest, ":")
-	_, n, ok := splitPos("x:" + l)
-	if !ok {
+	n, err := strconv.Atoi(l)
+	if !ok || err != nil || n <= 0 {
 		return "", 0, errors.New("position " + p + " is not file.go:line:col")
 	}
 	return file + ".go", n, nil
