@@ -17,14 +17,16 @@ import (
 // Conntrack returns the namespace's conntrack table as `conntrack -L` prints it, one entry
 // per line, IPv4 and IPv6: for a test to search and to print when it fails.
 func (ns *Namespace) Conntrack(ctx context.Context) ([]string, error) {
-	out, err := ns.Run(ctx, "conntrack", "-L")
+	// Standard output alone: conntrack(8) writes its summary ("N flow entries have been
+	// shown.") to standard error, which a merged stream splices into the middle of an entry
+	// once the table is larger than stdout's buffer.
+	out, err := ns.output(ctx, "conntrack", "-L")
 	if err != nil {
 		return nil, err
 	}
 	var entries []string
 	for _, line := range strings.Split(out, "\n") {
-		// The summary ("N flow entries have been shown.") goes to stderr, which Run merges.
-		if line == "" || strings.HasPrefix(line, "conntrack v") {
+		if line == "" {
 			continue
 		}
 		entries = append(entries, line)
