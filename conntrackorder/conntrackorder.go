@@ -30,6 +30,9 @@ type Tracker struct {
 	peak      int      // the most filters pending since pending was last allocated
 	clock     uint64   // counts collect calls; orders pending and tells a flush what it covered
 	desired   *Desired // the last snapshot of the state; nil once the state changed
+	// noNode4 and noNode6 record that the node has no address of the family
+	// ([Tracker.SetNodeFamilies]); the zero value is a dual-stack node.
+	noNode4, noNode6 bool
 }
 
 // service is a validated [ServicePort].
@@ -57,6 +60,35 @@ func NewTracker() *Tracker {
 		endpoints: make(map[string]endpointSet),
 		pending:   make(map[Filter]pendingMark),
 	}
+}
+
+// SetNodeFamilies tells the Tracker which address families the node has addresses of: IPv4,
+// IPv6 or both. kube-proxy knows it, since it runs one proxier per family. A NodePort is open
+// only on the node's own addresses, so a snapshot ([Tracker.Desired]) judges a flow by its
+// NodePort only when the flow is of one of the node's families, and a reconcile reads the
+// table of another family only for a service IP of that family. On a single-stack node that
+// halves what a reconcile reads: the kernel walks the whole shared table for each family's
+// dump, whatever it sends back.
+//
+// A flow of a family the node does not have is never judged stale on account of its port
+// being a NodePort; flows to service IPs of that family are still judged. Until it is called,
+// a Tracker takes the node to be dual-stack, the choice that misses no NodePort flow and costs
+// a read of both families' tables. Filters of [Tracker.Pending] are not affected: a filter for
+// a NodePort names no address, and [Flusher.Flush] applies it to both families, as
+// conntrack(8) does.
+//
+// SetNodeFamilies returns an error and changes nothing when both are false.
+func (t *Tracker) SetNodeFamilies(ipv4, ipv6 bool) error {
+	if !ipv4 && !ipv6 {
+		return errors.New("conntrackorder: node families: a node has IPv4, IPv6 or both")
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.noNode4 != !ipv4 || t.noNode6 != !ipv6 {
+		t.noNode4, t.noNode6 = !ipv4, !ipv6
+		t.desired = nil
+	}
+	return nil
 }
 
 // SetService records the current state of one service port, keyed by sp.Name, and collects the

@@ -46,6 +46,9 @@ type Desired struct {
 	// source serves its destination.
 	serving map[servingKey]struct{}
 	v4, v6  bool // whether flows of the family may contradict
+	// noNode4 and noNode6 record that the node has no address of the family, where no
+	// NodePort is open ([Tracker.SetNodeFamilies]); the zero value is a dual-stack node.
+	noNode4, noNode6 bool
 }
 
 // servingKey is an endpoint of one group. A group is the endpoints of one service port, or
@@ -57,7 +60,8 @@ type servingKey struct {
 
 // Contradicts reports whether the flow f contradicts the desired state, so that a backend
 // must delete it: f is a UDP flow whose original destination is a service IP and port, or
-// whose destination port is a NodePort, and its reply source (address and port) is not a
+// whose destination port is a NodePort and whose family is one of the node's
+// ([Tracker.SetNodeFamilies]), and its reply source (address and port) is not a
 // current serving endpoint of that service port. That includes
 //   - a flow NATed to an endpoint that has gone, or whose port changed (kubernetes#125467);
 //   - a flow that was not NATed, such as the [UNREPLIED] entry a datagram leaves when it
@@ -85,12 +89,23 @@ func (d *Desired) Contradicts(f Flow) bool {
 	}
 	g, ok := d.dsts[f.OrigDst]
 	if !ok {
+		if !d.onNode(f.OrigDst.Addr()) {
+			return false // no NodePort is open on an address of this family
+		}
 		if g, ok = d.nodePorts[f.OrigDst.Port()]; !ok {
 			return false
 		}
 	}
 	_, serving := d.serving[servingKey{ep: f.ReplySrc, group: g}]
 	return !serving
+}
+
+// onNode reports whether the node has addresses of a's family.
+func (d *Desired) onNode(a netip.Addr) bool {
+	if a.Is4() {
+		return !d.noNode4
+	}
+	return !d.noNode6
 }
 
 // Keeps reports whether the desired state keeps the flow f whatever a filter selects: f is a
@@ -120,8 +135,8 @@ func (d *Desired) Keeps(f Flow) bool {
 
 // Families reports whether flows of IPv4 and of IPv6 may contradict the desired state. A
 // backend need not read the table of a family for which it reports false. A service IP counts
-// for its family; a NodePort counts for both, since it is open on every node address. A nil
-// or empty Desired reports false, false.
+// for its family; a NodePort counts for each of the node's families ([Desired.NodeFamilies]),
+// since it is open on every node address. A nil or empty Desired reports false, false.
 func (d *Desired) Families() (ipv4, ipv6 bool) {
 	if d == nil {
 		return false, false
@@ -129,10 +144,25 @@ func (d *Desired) Families() (ipv4, ipv6 bool) {
 	return d.v4, d.v6
 }
 
+// NodeFamilies reports the address families the node has addresses of, those a NodePort is
+// open on: both, unless [Tracker.SetNodeFamilies] said otherwise before the snapshot was made.
+// A backend's reconcile applies a filter that names no address, such as the one for a NodePort
+// that a deleted service had, to the tables of these families only. A nil or zero Desired
+// reports true, true: a dual-stack node.
+func (d *Desired) NodeFamilies() (ipv4, ipv6 bool) {
+	if d == nil {
+		return true, true
+	}
+	return !d.noNode4, !d.noNode6
+}
+
 // covers reports whether d judges every flow that f selects, so that flushing f after
 // reconciling against d would delete nothing that d leaves: only flows d keeps because they
 // reach a current serving endpoint. A filter with OrigDst is covered when its address and port
-// are a service destination of d; a filter without, when its port is a NodePort of d. SCTP and
+// are a service destination of d; a filter without, when its port is a NodePort of d. On a
+// single-stack node, such a NodePort filter would also select the other family's flows to that
+// port, which d leaves: they are not NodePort flows of this node, and a reconcile leaves them
+// too ([Tracker.SetNodeFamilies]). SCTP and
 // TCP filters are never covered, and neither is a filter that sets no port.
 func (d *Desired) covers(f Filter) bool {
 	if d == nil || f.Protocol != UDP || f.DstPort == 0 {
@@ -218,6 +248,8 @@ func (t *Tracker) desiredLocked() *Desired {
 		dsts:      make(map[netip.AddrPort]int32, nDsts),
 		nodePorts: make(map[uint16]int32, nNodePorts),
 		serving:   make(map[servingKey]struct{}, nServing),
+		noNode4:   t.noNode4,
+		noNode6:   t.noNode6,
 	}
 	// Group g is the endpoints of the service port groups[g]. A destination claimed by
 	// several service ports gets a group of its own, the union of theirs, below.
@@ -247,8 +279,8 @@ func (t *Tracker) desiredLocked() *Desired {
 		}
 		if svc.nodePort != 0 {
 			claim(d.nodePorts, &sharedNodePorts, svc.nodePort, g)
-			// A NodePort is open on the node's addresses of both families.
-			d.v4, d.v6 = true, true
+			// A NodePort is open on the node's addresses, of each of its families.
+			d.v4, d.v6 = d.v4 || !t.noNode4, d.v6 || !t.noNode6
 		}
 	}
 	union := func(members []int32) int32 {

@@ -228,6 +228,89 @@ func TestDesiredFamilies(t *testing.T) {
 	assert.False(t, v4 || v6, "nil")
 }
 
+// A NodePort is open only on the node's families: on a single-stack node a flow of the other
+// family is never judged by its NodePort, and the NodePort makes only the node's family worth
+// reading. Service IPs count for their family on any node.
+func TestSetNodeFamiliesJudgesNodePortsOfTheNodesFamilies(t *testing.T) {
+	u := conntrackorder.UDP
+	ep4, ep6 := netip.MustParseAddrPort("10.180.0.7:53"), netip.MustParseAddrPort("[fd00:180::7]:53")
+	stale4 := udpFlow(netip.AddrPortFrom(nodeIP4, 30053), netip.MustParseAddrPort("10.180.0.99:53"))
+	stale6 := udpFlow(netip.AddrPortFrom(nodeIP6, 30053), netip.MustParseAddrPort("[fd00:180::99]:53"))
+	staleSvc6 := udpFlow(netip.AddrPortFrom(dnsIP6, 53), netip.MustParseAddrPort("[fd00:180::99]:53"))
+	tests := []struct {
+		name         string
+		ipv4, ipv6   bool
+		svc6         bool // the service has an IPv6 ClusterIP too
+		only6        bool // the service has only an IPv6 ClusterIP
+		want4, want6 bool // Families
+		cont4, cont6 bool // Contradicts the stale NodePort flows
+		contSvc6     bool // Contradicts the stale flow to the IPv6 ClusterIP
+		node4, node6 bool // NodeFamilies
+	}{
+		{name: "ipv4", ipv4: true, want4: true, cont4: true, node4: true},
+		{name: "ipv6", ipv6: true, only6: true, want6: true, cont6: true, contSvc6: true, node6: true},
+		{name: "ipv6 node, ipv4 service IP", ipv6: true, want4: true, want6: true, cont6: true, node6: true},
+		{name: "dual", ipv4: true, ipv6: true, want4: true, want6: true, cont4: true, cont6: true, node4: true, node6: true},
+		{name: "ipv4 node, dual-stack service", ipv4: true, svc6: true, want4: true, want6: true, cont4: true, contSvc6: true, node4: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := conntrackorder.NewTracker()
+			require.NoError(t, tr.SetNodeFamilies(tt.ipv4, tt.ipv6))
+			ips := []netip.Addr{dnsIP4}
+			if tt.svc6 {
+				ips = append(ips, dnsIP6)
+			}
+			if tt.only6 {
+				ips = []netip.Addr{dnsIP6}
+			}
+			require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "ns/dns:dns", Protocol: u, Port: 53, ClusterIPs: ips, NodePort: 30053}))
+			require.NoError(t, tr.SetEndpoints("ns/dns:dns", []netip.AddrPort{ep4, ep6}))
+			d := tr.Desired()
+			v4, v6 := d.Families()
+			assert.Equal(t, [2]bool{tt.want4, tt.want6}, [2]bool{v4, v6}, "Families")
+			n4, n6 := d.NodeFamilies()
+			assert.Equal(t, [2]bool{tt.node4, tt.node6}, [2]bool{n4, n6}, "NodeFamilies")
+			assert.Equal(t, tt.cont4, d.Contradicts(stale4), "stale IPv4 NodePort flow")
+			assert.Equal(t, tt.cont6, d.Contradicts(stale6), "stale IPv6 NodePort flow")
+			assert.Equal(t, tt.contSvc6, d.Contradicts(staleSvc6), "stale flow to the IPv6 ClusterIP")
+			assert.False(t, d.Contradicts(udpFlow(netip.AddrPortFrom(nodeIP4, 30053), ep4)), "healthy IPv4 NodePort flow")
+		})
+	}
+}
+
+// SetNodeFamilies refuses a node without families and changes nothing; a change of families
+// makes a new snapshot, and setting the families the Tracker has keeps the old one. A Tracker
+// told nothing, a zero Desired and a nil one are dual-stack.
+func TestSetNodeFamiliesRefusesNoFamily(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "ns/dns:dns", Protocol: conntrackorder.UDP, Port: 53,
+		ClusterIPs: []netip.Addr{dnsIP4}, NodePort: 30053}))
+	dual := tr.Desired()
+	n4, n6 := dual.NodeFamilies()
+	assert.True(t, n4 && n6, "told nothing: dual-stack")
+
+	assert.EqualError(t, tr.SetNodeFamilies(false, false), "conntrackorder: node families: a node has IPv4, IPv6 or both")
+	assert.Same(t, dual, tr.Desired(), "a refused call changes nothing")
+
+	require.NoError(t, tr.SetNodeFamilies(true, true))
+	assert.Same(t, dual, tr.Desired(), "the families it had: the same snapshot")
+
+	require.NoError(t, tr.SetNodeFamilies(true, false))
+	v4 := tr.Desired()
+	assert.NotSame(t, dual, v4)
+	_, v6 := v4.Families()
+	assert.False(t, v6, "an IPv4 node with an IPv4 service reads no IPv6 table")
+	_, v6 = dual.Families()
+	assert.True(t, v6, "the old snapshot changed")
+	assert.Empty(t, tr.Pending(), "families collect no filter")
+
+	for _, d := range []*conntrackorder.Desired{nil, new(conntrackorder.Desired)} {
+		n4, n6 := d.NodeFamilies()
+		assert.True(t, n4 && n6, "nil or zero Desired: dual-stack")
+	}
+}
+
 // TestDesiredIsASnapshot: a Desired never changes, reflects every change before it was made,
 // and is made again only after a change.
 func TestDesiredIsASnapshot(t *testing.T) {

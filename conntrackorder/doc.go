@@ -67,8 +67,11 @@
 // endpoints, even when a filter selects it ([Desired.Keeps]): a restart keeps healthy UDP
 // flows.
 //
-// A NodePort is recognized by port on any address, so a UDP flow the node forwards to another
-// host's port of that number is deleted too. A service deleted while no process ran is named
+// A NodePort is recognized by port on any address of the node's families, so a UDP flow the
+// node forwards to another host's port of that number is deleted too. A Tracker takes the node
+// to be dual-stack until [Tracker.SetNodeFamilies] says otherwise: on a single-stack node,
+// tell it, and a reconcile reads only that family's table (the kernel walks the whole table for
+// each family it is asked to dump). A service deleted while no process ran is named
 // by nothing; its flows expire. Each Sync reads the table once; where that costs too much,
 // or the backend only runs filters, use flush mode.
 //

@@ -187,6 +187,37 @@ func ExampleNewReconcileSyncer() {
 	// flushed by filter: [udp orig-dst 172.30.0.10 dport 53 udp dport 30053]
 }
 
+// An IPv4-only node, as a single-stack kube-proxy runs on, tells its Tracker so: a NodePort is
+// then open on IPv4 addresses only, and a reconcile reads only the IPv4 table.
+func ExampleTracker_SetNodeFamilies() {
+	tracker := conntrackorder.NewTracker()
+	_ = tracker.SetService(conntrackorder.ServicePort{
+		Name:       "ns/dns:dns",
+		Protocol:   conntrackorder.UDP,
+		Port:       53,
+		ClusterIPs: []netip.Addr{netip.MustParseAddr("172.30.0.10")},
+		NodePort:   30053,
+	})
+	_ = tracker.SetEndpoints("ns/dns:dns", []netip.AddrPort{netip.MustParseAddrPort("10.180.0.7:53")})
+	v4, v6 := tracker.Desired().Families()
+	fmt.Println("told nothing, tables to read: ipv4", v4, "ipv6", v6)
+
+	if err := tracker.SetNodeFamilies(true, false); err != nil {
+		fmt.Println(err)
+	}
+	desired := tracker.Desired()
+	v4, v6 = desired.Families()
+	fmt.Println("ipv4-only node, tables to read: ipv4", v4, "ipv6", v6)
+	fmt.Println("stale IPv6 flow to the NodePort deleted:",
+		desired.Contradicts(udp("[2001:db8::1]:30053", "[fd00:180::9]:53")))
+	fmt.Println(tracker.SetNodeFamilies(false, false))
+	// Output:
+	// told nothing, tables to read: ipv4 true ipv6 true
+	// ipv4-only node, tables to read: ipv4 true ipv6 false
+	// stale IPv6 flow to the NodePort deleted: false
+	// conntrackorder: node families: a node has IPv4, IPv6 or both
+}
+
 // udp describes a UDP flow to dst whose replies come from replySrc.
 func udp(dst, replySrc string) conntrackorder.Flow {
 	return conntrackorder.Flow{

@@ -97,7 +97,9 @@ func (f *Flusher) Flush(ctx context.Context, plan conntrackorder.Plan) error {
 // the same number selects it. It
 // reads each address family's table once, for the plan and the desired state together, and
 // only the families either needs ([conntrackorder.Desired.Families]); a nil desired
-// contradicts nothing.
+// contradicts nothing. A filter of plan that names no address, such as the one for a NodePort
+// a deleted service had, applies to the entries of the node's families only
+// ([conntrackorder.Desired.NodeFamilies]), where Flush applies it to both.
 //
 // The cost is linear: building the plan's sets costs the plan's size, and each entry of the
 // table costs one lookup per filter shape in the plan (at most seven) and at most three for
@@ -213,7 +215,7 @@ func (f *Flusher) pass(ctx context.Context, fam family, filter []byte, idx *inde
 		// the healthy flows to another service's IP and port of the same number, NATed
 		// to its serving endpoints, and those must stay. Keeps is asked only of the few
 		// entries a filter matches.
-		if !desired.Contradicts(fl) && (!idx.match(e) || desired.Keeps(fl)) {
+		if !desired.Contradicts(fl) && (!idx.match(e, fam.node) || desired.Keeps(fl)) {
 			return
 		}
 		// Delete on the second socket while the first is still being read, as conntrack(8)

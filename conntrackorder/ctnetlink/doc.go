@@ -84,8 +84,9 @@
 // included. A kernel older than 5.8 ignores the attribute and sends the whole table, which
 // then costs what it did before; one that refuses it is asked again without it, and never
 // again by that Flusher. The kernel walks the whole table for each family's dump, whatever it
-// sends: a dump is made only for a family the plan or the desired state needs, but a NodePort
-// makes both needed (see conntrackorder.Desired.Families).
+// sends: a dump is made only for a family the plan or the desired state needs, and a NodePort
+// makes each of the node's families needed: both, unless the Tracker was told the node is
+// single-stack (conntrackorder.Tracker.SetNodeFamilies, conntrackorder.Desired.NodeFamilies).
 //
 // The package works on Linux only; on other systems it is empty.
 package ctnetlink

@@ -43,13 +43,18 @@ type index struct {
 	// ports has a bit for each DstPort of the plan. Most entries of a busy table go to a
 	// port no filter names; for them the shapes with a port cost one bit test, not a lookup.
 	ports  [65536 / 64]uint64
-	v4, v6 bool // address families to dump
+	v4, v6 bool // address families the plan's filters with addresses need dumped
+	// noAddr says that a filter names no address: it needs the node's families dumped.
+	noAddr bool
 }
 
 // family is an address family to dump, with its name for errors.
 type family struct {
 	nl   uint8 // AF_INET or AF_INET6
 	name string
+	// node says that the node has addresses of the family, so that a filter without
+	// addresses, a NodePort's, applies to its entries.
+	node bool
 }
 
 // newIndex checks every filter of plan and indexes them. It returns the first bad filter's
@@ -72,15 +77,13 @@ func newIndex(plan conntrackorder.Plan) (*index, error) {
 			seen[s] = true
 			x.shapes = append(x.shapes, s)
 		}
-		// A filter without addresses matches flows of both families: conntrack(8) without
-		// -f deletes in both tables too, and a NodePort is open on every node address.
 		addr := k.origDst
 		if !addr.IsValid() {
 			addr = k.replySrc
 		}
 		switch {
 		case !addr.IsValid():
-			x.v4, x.v6 = true, true
+			x.noAddr = true
 		case addr.Is4():
 			x.v4 = true
 		default:
@@ -133,25 +136,33 @@ func shapeOf(k key) shape {
 // dumped, IPv4 first.
 func (x *index) families(desired *conntrackorder.Desired) []family {
 	v4, v6 := desired.Families()
+	// A filter without addresses, a NodePort's, matches flows of both families, as
+	// conntrack(8) without -f deletes in both tables, but a NodePort is open only on the
+	// node's addresses, whose families the desired state knows (both when desired is nil).
+	n4, n6 := desired.NodeFamilies()
 	var fs []family
-	if x.v4 || v4 {
-		fs = append(fs, family{nl: unix.AF_INET, name: "ipv4"})
+	if x.v4 || v4 || (x.noAddr && n4) {
+		fs = append(fs, family{nl: unix.AF_INET, name: "ipv4", node: n4})
 	}
-	if x.v6 || v6 {
-		fs = append(fs, family{nl: unix.AF_INET6, name: "ipv6"})
+	if x.v6 || v6 || (x.noAddr && n6) {
+		fs = append(fs, family{nl: unix.AF_INET6, name: "ipv6", node: n6})
 	}
 	return fs
 }
 
 // match reports whether e matches any filter of the index, in at most one map lookup per
-// shape.
-func (x *index) match(e ctEntry) bool {
+// shape. A filter that names no address matches only when onNode: when e is of one of the
+// node's families.
+func (x *index) match(e ctEntry, onNode bool) bool {
 	if !x.protos[e.proto] {
 		return false
 	}
 	dport := e.origDst.Port()
 	portKnown := x.ports[dport/64]&(1<<(dport%64)) != 0
 	for _, s := range x.shapes {
+		if s == byDstPort && !onNode {
+			continue // a NodePort filter, and e is not of the node's families
+		}
 		k := key{proto: e.proto}
 		if s&byDstPort != 0 {
 			if !portKnown {

@@ -230,7 +230,7 @@ func TestIndexFamilies(t *testing.T) {
 // does with each message.
 func matchMessage(x *index, msg []byte) bool {
 	e, ok := parseEntry(msg)
-	return ok && x.match(e)
+	return ok && x.match(e, true)
 }
 
 // matchesAny is the reference: Filter's semantics written out filter by filter, with
@@ -376,7 +376,7 @@ func BenchmarkIndexMatch(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if x.match(flows[i%len(flows)]) {
+				if x.match(flows[i%len(flows)], true) {
 					b.Fatal("unrelated entry matched")
 				}
 			}

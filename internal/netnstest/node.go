@@ -20,9 +20,37 @@ type NodeTableSpec struct {
 	TCP, UDP int
 	// Stale is how many of the UDP entries the state after the changes makes stale.
 	Stale int
-	// DualStack gives every service, endpoint and client an IPv6 address too, and puts every
-	// other entry in the IPv6 table.
-	DualStack bool
+	// Stack is the node's address families: every service, endpoint and client has an
+	// address of each, and on a dual-stack node every other entry is in the IPv6 table.
+	Stack Stack
+}
+
+// Stack says which address families a node has.
+type Stack uint8
+
+// The stacks of a node. Most clusters are single-stack.
+const (
+	IPv4Only Stack = iota
+	IPv6Only
+	DualStack
+)
+
+func (s Stack) String() string {
+	switch s {
+	case IPv4Only:
+		return "ipv4"
+	case IPv6Only:
+		return "ipv6"
+	case DualStack:
+		return "dual"
+	}
+	return fmt.Sprintf("Stack(%d)", uint8(s))
+}
+
+// Families reports whether the stack has IPv4 and IPv6: what a proxy of the node passes to
+// [conntrackorder.Tracker.SetNodeFamilies].
+func (s Stack) Families() (ipv4, ipv6 bool) {
+	return s != IPv6Only, s != IPv4Only
 }
 
 // A NodeTable is a node's conntrack table and the service state that explains it: Before,
@@ -73,8 +101,8 @@ const (
 // and 2001:db8:c::/64. Each service port has three serving endpoints; a stale entry is NATed to
 // an endpoint of its own, so that exactly Stale entries go stale.
 func NewNodeTable(spec NodeTableSpec) (*NodeTable, error) {
-	if spec.Services < 10 || spec.TCP < 0 || spec.UDP < spec.Stale || spec.Stale < 0 {
-		return nil, fmt.Errorf("netnstest: node table spec %+v: needs 10 services or more and at most as many stale entries as UDP ones", spec)
+	if spec.Services < 10 || spec.TCP < 0 || spec.UDP < spec.Stale || spec.Stale < 0 || spec.Stack > DualStack {
+		return nil, fmt.Errorf("netnstest: node table spec %+v: needs 10 services or more, at most as many stale entries as UDP ones, and a known stack", spec)
 	}
 	b := &nodeBuilder{spec: spec, t: &NodeTable{Stale: map[Flow]Staleness{}}}
 	b.t.Node = b.addrs(netip.AddrFrom4([4]byte{198, 18, 1, 1}), netip.MustParseAddr("2001:db8:1::1"))
@@ -113,9 +141,12 @@ type nodeBuilder struct {
 	udp       int // UDP entries made
 }
 
-// addrs returns v4, and v6 when the table is dual-stack.
+// addrs returns the addresses of the node's families among v4 and v6, IPv4 first.
 func (b *nodeBuilder) addrs(v4, v6 netip.Addr) []netip.Addr {
-	if b.spec.DualStack {
+	switch b.spec.Stack {
+	case IPv6Only:
+		return []netip.Addr{v6}
+	case DualStack:
 		return []netip.Addr{v4, v6}
 	}
 	return []netip.Addr{v4}
@@ -169,11 +200,11 @@ func (b *nodeBuilder) endpoint() Endpoint {
 func (b *nodeBuilder) flow(s *Service, i int, ep Endpoint, toNodePort bool, why Staleness) Flow {
 	c := b.clients
 	b.clients++
-	fam := 0
-	if b.spec.DualStack && c%2 == 1 {
+	fam := 0 // the index of the flow's family in every address list
+	if b.spec.Stack == DualStack && c%2 == 1 {
 		fam = 1
 	}
-	client := []netip.Addr{netip.AddrFrom4([4]byte{198, 18, 128 + byte(c>>8&127), byte(c)}), v6(clientPrefix, c%32768+1)}[fam]
+	client := b.addrs(netip.AddrFrom4([4]byte{198, 18, 128 + byte(c>>8&127), byte(c)}), v6(clientPrefix, c%32768+1))[fam]
 	// 32,768 clients, each with source ports from 1024 up: unique up to about two billion.
 	src := netip.AddrPortFrom(client, 1024+uint16(c/32768))
 	dst := netip.AddrPortFrom(s.ClusterIPs[fam], s.Port)
