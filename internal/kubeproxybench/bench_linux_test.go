@@ -25,18 +25,35 @@ import (
 	"github.com/safereconcile/safereconcile/internal/netnstest"
 )
 
-// The tables: a busy node's (mostly TCP, dual-stack, 1% of the UDP entries stale), at the
-// size of the issue and, with KUBEPROXYBENCH_1M=1, five times as large.
-var specs = map[string]netnstest.NodeTableSpec{
-	"node-220k": {Services: 500, TCP: 200000, UDP: 20000, Stale: 200, DualStack: true},
-	"node-1M":   {Services: 500, TCP: 900000, UDP: 100000, Stale: 1000, DualStack: true},
-}
-
-func sizes() []string {
-	if os.Getenv("KUBEPROXYBENCH_1M") != "" {
-		return []string{"node-220k", "node-1M"}
+// The tables: a busy node's (mostly TCP, 1% of the UDP entries stale) of each stack, IPv4-only
+// and IPv6-only as most clusters run and dual-stack, at the size of the issue and, with
+// KUBEPROXYBENCH_1M=1, five times as large. Names are <stack>-<size>: "ipv4-220k".
+var (
+	stacks = []netnstest.Stack{netnstest.IPv4Only, netnstest.IPv6Only, netnstest.DualStack}
+	shapes = map[string]netnstest.NodeTableSpec{
+		"220k": {Services: 500, TCP: 200000, UDP: 20000, Stale: 200},
+		"1M":   {Services: 500, TCP: 900000, UDP: 100000, Stale: 1000},
 	}
-	return []string{"node-220k"}
+)
+
+// tables returns the names of the tables to run, and their specs.
+func tables() ([]string, map[string]netnstest.NodeTableSpec) {
+	sizes := []string{"220k"}
+	if os.Getenv("KUBEPROXYBENCH_1M") != "" {
+		sizes = append(sizes, "1M")
+	}
+	var names []string
+	specs := map[string]netnstest.NodeTableSpec{}
+	for _, size := range sizes {
+		for _, st := range stacks {
+			name := st.String() + "-" + size
+			spec := shapes[size]
+			spec.Stack = st
+			names = append(names, name)
+			specs[name] = spec
+		}
+	}
+	return names, specs
 }
 
 // deletesByEntry reports whether kube-proxy's conntrack package is the one of v1.37, which
@@ -79,6 +96,9 @@ type bench struct {
 	ns      *netnstest.Namespace
 	table   *netnstest.Table
 	flusher *ctnetlink.Flusher
+	// families are the node's, IPv4 first: kube-proxy runs one proxier per family, and the
+	// bare dumps read those tables.
+	families []v1.IPFamily
 	// kube-proxy's maps, per family, from the Services and EndpointSlices of the state after.
 	svcMaps map[v1.IPFamily]proxy.ServicePortMap
 	epMaps  map[v1.IPFamily]proxy.EndpointsMap
@@ -89,10 +109,10 @@ type bench struct {
 	missing []netnstest.Flow
 }
 
-func newBench(tb testing.TB, size string) *bench {
+func newBench(tb testing.TB, spec netnstest.NodeTableSpec) *bench {
 	tb.Helper()
 	netnstest.Require(tb)
-	nt, err := netnstest.NewNodeTable(specs[size])
+	nt, err := netnstest.NewNodeTable(spec)
 	require.NoError(tb, err)
 	b := &bench{nt: nt, ns: netnstest.New(tb, "kpbench"), svcMaps: map[v1.IPFamily]proxy.ServicePortMap{}, epMaps: map[v1.IPFamily]proxy.EndpointsMap{}}
 	b.table = b.ns.Table(tb)
@@ -104,11 +124,20 @@ func newBench(tb testing.TB, size string) *bench {
 	tb.Cleanup(func() { _ = b.flusher.Close() })
 	require.NoError(tb, b.table.Insert(nt.Flows...))
 
+	v4, v6 := spec.Stack.Families()
+	if v4 {
+		b.families = append(b.families, v1.IPv4Protocol)
+	}
+	if v6 {
+		b.families = append(b.families, v1.IPv6Protocol)
+	}
 	svcs, slices := Objects(nt.After)
-	for _, fam := range []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol} {
+	for _, fam := range b.families {
 		b.svcMaps[fam], b.epMaps[fam] = Maps(svcs, slices, fam)
 	}
 	tr := conntrackorder.NewTracker()
+	// A proxy knows its node's families, as kube-proxy does.
+	require.NoError(tb, tr.SetNodeFamilies(v4, v6))
 	require.NoError(tb, nt.TrackBefore(tr))
 	// The syncs that ran before the table was filled: programmed, and flushed what they had.
 	require.NoError(tb, conntrackorder.NewSyncer(tr, func(context.Context) error { return nil }, discard{}).Sync(context.Background()))
@@ -133,7 +162,7 @@ var sides = []struct {
 		// conntrack.New() is a netlink.Handle that opens its sockets in the calling thread's
 		// namespace: run it there.
 		return b.ns.Do(func() error {
-			for _, fam := range []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol} {
+			for _, fam := range b.families { // one proxier per family of the node
 				kpconntrack.CleanStaleEntries(kpconntrack.New(), fam, b.svcMaps[fam], b.epMaps[fam])
 			}
 			return nil
@@ -147,8 +176,8 @@ var sides = []struct {
 }
 
 func (b *bench) dump(protocol string) error {
-	for _, v6 := range []bool{false, true} {
-		if _, err := b.table.Count(v6, protocol); err != nil {
+	for _, fam := range b.families {
+		if _, err := b.table.Count(fam == v1.IPv6Protocol, protocol); err != nil {
 			return err
 		}
 	}
@@ -173,10 +202,11 @@ func (b *bench) deleted(clears func(netnstest.Staleness) bool) []netnstest.Flow 
 // entry (read back through conntrack(8)), with what its semantics say: kube-proxy deletes the
 // entries both agree are stale, this module's reconcile every stale entry.
 func TestSameDeletions(t *testing.T) {
-	for _, size := range sizes() {
+	names, specs := tables()
+	for _, name := range names {
 		for _, side := range sides[:2] {
-			t.Run(size+"/"+side.name, func(t *testing.T) {
-				b := newBench(t, size)
+			t.Run(name+"/"+side.name, func(t *testing.T) {
+				b := newBench(t, specs[name])
 				require.NoError(t, side.run(b))
 				gone := map[netnstest.Flow]bool{}
 				for _, f := range b.deleted(side.clears) {
@@ -241,10 +271,11 @@ func TestSameDeletions(t *testing.T) {
 // bare filtered dump alone is 0.059× kube-proxy's cleanup, so no reader of the table reaches
 // 0.05×. Both kube-proxy releases parse every entry of the table into a ConntrackFlow.
 func BenchmarkNodeTable(b *testing.B) {
-	for _, size := range sizes() {
-		b.Run(size, func(b *testing.B) {
+	names, specs := tables()
+	for _, name := range names {
+		b.Run(name, func(b *testing.B) {
 			// Built once, by the parent, which runs once: its cleanup runs after every side's.
-			bb := newBench(b, size)
+			bb := newBench(b, specs[name])
 			for _, side := range sides {
 				b.Run(side.name, func(b *testing.B) {
 					deleted := bb.deleted(side.clears)

@@ -9,7 +9,10 @@
 // builds them; this module's plan and desired state come from a conntrackorder.Tracker that
 // saw the same objects before and after the changes. Both run in one network namespace, on a
 // table netnstest.NewNodeTable builds: established TCP and UDP entries to service IPs and
-// NodePorts of 500 service ports, dual-stack, 1% of the UDP entries stale.
+// NodePorts of 500 service ports, 1% of the UDP entries stale, on an IPv4-only, an IPv6-only
+// and a dual-stack node. On a single-stack node kube-proxy runs one proxier, and cleans that
+// family's table only; the Tracker is told the node's families
+// (conntrackorder.Tracker.SetNodeFamilies), and the bare dumps read that family's table.
 //
 // # Where the two delete different entries
 //
