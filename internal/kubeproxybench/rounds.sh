@@ -1,0 +1,87 @@
+#!/bin/sh
+# rounds.sh takes the figures of BenchmarkNodeTable's doc: it runs every side on every table
+# named, each run in a process of its own so that each peak is its own, the sides interleaved
+# within a round, and prints the median of each metric over the rounds and the ratios the docs
+# state. Run it as root (network namespaces) on a quiet machine:
+#
+#	./rounds.sh 5                          # ipv4-220k, ipv6-220k, dual-220k, 5 rounds
+#	./rounds.sh 3 ipv4-1M ipv6-1M dual-1M  # raises nf_conntrack_max and the hash size first
+#
+# The raw benchmark output stays in $OUT (a new temporary directory by default).
+set -eu
+cd "$(dirname "$0")"
+rounds=${1:-3}
+[ $# -gt 0 ] && shift
+tables=${*:-ipv4-220k ipv6-220k dual-220k}
+out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
+
+case "$tables" in
+*1M*)
+	# A 1M-entry table needs room in the kernel's table, and a hash that keeps its chains
+	# short, as on a node sized for it.
+	sysctl -qw net.netfilter.nf_conntrack_max=1500000
+	echo 1048576 >/sys/module/nf_conntrack/parameters/hashsize
+	;;
+esac
+
+GOWORK=off go test -c -o "$out/v134.test" .
+GOWORK=off go test -modfile=go.v137.mod -c -o "$out/v137.test" .
+
+echo "rounds=$rounds tables=$tables load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+r=0
+while [ "$r" -lt "$rounds" ]; do
+	r=$((r + 1))
+	for t in $tables; do
+		for side in kube-proxy-v1.34 kube-proxy-v1.37 ctnetlink bare-dump-udp bare-dump-all; do
+			bin=$out/v134.test name=$side times=3x
+			case $side in
+			kube-proxy-v1.34) name=kube-proxy times=1x ;;
+			kube-proxy-v1.37) bin=$out/v137.test name=kube-proxy times=1x ;;
+			esac
+			KUBEPROXYBENCH_1M=1 "$bin" -test.run '^$' -test.bench "NodeTable/$t/$name\$" \
+				-test.benchtime "$times" -test.benchmem |
+				sed -n "s|^BenchmarkNodeTable/$t/$name-[0-9]*|$t $side|p" >>"$out/results.txt"
+		done
+	done
+	echo "round $r done, load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+done
+
+# Each line of results.txt: table side iterations ns/op ns/op <value unit>...
+awk '
+function median(key,   n, i, j, v, t) {
+	n = split(vals[key], v, " ")
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && v[j-1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+	return n % 2 ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2
+}
+{
+	k = $1 SUBSEP $2
+	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+	for (i = 4; i < NF; i += 2) {
+		unit = $(i+1)
+		vals[k SUBSEP unit] = vals[k SUBSEP unit] " " $i
+		if (!((unit) in useen)) { useen[unit] = 1; units[++nu] = unit }
+	}
+}
+END {
+	printf "%-12s %-17s %9s %8s %8s %8s %10s %10s\n", "table", "side", "wall-ms", "cpu-ms", "sys-ms", "peak-MB", "B/op", "allocs/op"
+	for (i = 1; i <= nk; i++) {
+		split(order[i], kk, SUBSEP)
+		wall[order[i]] = median(order[i] SUBSEP "ns/op") / 1e6
+		printf "%-12s %-17s %9.0f %8.0f %8.0f %8.2f %10.0f %10.0f\n", kk[1], kk[2], wall[order[i]],
+			median(order[i] SUBSEP "cpu-ms/op"), median(order[i] SUBSEP "sys-ms/op"),
+			median(order[i] SUBSEP "peak-MB"), median(order[i] SUBSEP "B/op"), median(order[i] SUBSEP "allocs/op")
+	}
+	print ""
+	print "ratios of the median wall times:"
+	for (i = 1; i <= nk; i++) {
+		split(order[i], kk, SUBSEP)
+		if (kk[2] != "ctnetlink") continue
+		t = kk[1]; c = wall[order[i]]
+		printf "%-12s ctnetlink / bare-dump-udp %.3fx, / kube-proxy v1.34 %.3fx, / v1.37 %.3fx; bare-dump-udp / kube-proxy v1.34 %.3fx\n", t,
+			c / wall[t SUBSEP "bare-dump-udp"], c / wall[t SUBSEP "kube-proxy-v1.34"], c / wall[t SUBSEP "kube-proxy-v1.37"],
+			wall[t SUBSEP "bare-dump-udp"] / wall[t SUBSEP "kube-proxy-v1.34"]
+	}
+}' "$out/results.txt"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg); raw output in $out" >&2
