@@ -36,10 +36,14 @@ func (w *walker) initialDefers(st *state) {
 			for i, l := range n.Lhs {
 				if i < len(n.Rhs) && len(n.Lhs) == len(n.Rhs) {
 					w.setFlag(info, l, n.Rhs[i], st)
+					w.earlyReleaseValue(l, n.Rhs[i], st)
 				}
 			}
 		case *ast.ValueSpec:
 			for i, id := range n.Names {
+				if i < len(n.Values) && len(n.Names) == len(n.Values) {
+					w.earlyReleaseValue(id, n.Values[i], st)
+				}
 				if o, ok := info.Defs[id].(*types.Var); ok && isBool(o.Type()) {
 					if i < len(n.Values) {
 						w.setFlag(info, id, n.Values[i], st)
@@ -51,6 +55,26 @@ func (w *walker) initialDefers(st *state) {
 		}
 		return true
 	})
+}
+
+// earlyReleaseValue records lhs = rhs, met before the acquisition: a local that holds a
+// method value of the release (unlock := c.mu.Unlock, taken before c.mu.Lock) releases when
+// it is called after the acquisition, as one taken after it does. Inspect meets assignments
+// in source order, so the last one before the acquisition decides.
+func (w *walker) earlyReleaseValue(lhs, rhs ast.Expr, st *state) {
+	id, ok := ast.Unparen(lhs).(*ast.Ident)
+	if !ok {
+		return
+	}
+	o := w.p.pass.TypesInfo.ObjectOf(id)
+	if o == nil || !isLocal(o, w.body) {
+		return
+	}
+	if w.releaseMethodValue(rhs, st) {
+		st.clos[o] = true
+	} else {
+		delete(st.clos, o)
+	}
 }
 
 func isBool(t types.Type) bool {

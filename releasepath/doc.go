@@ -37,7 +37,8 @@
 //     constant element or key of the same variable is another value: n.b for n.a, s[1] for
 //     s[0].
 //   - methodvalue: a method value of the release is evidence too, and releases when it is
-//     called: unlock := c.mu.Unlock; defer unlock().
+//     called: unlock := c.mu.Unlock; defer unlock(), also when it was taken before the
+//     acquisition.
 //   - lockmode: a lock is released only by the release of its mode, RLock and TryRLock by
 //     RUnlock, Lock and TryLock by Unlock. The other mode's release on the same mutex, after
 //     the lock, releases nothing but is evidence: c.mu.RLock(); v := c.m[k]; c.mu.Unlock();

@@ -229,14 +229,17 @@ func (w *walker) safeRelease(s ast.Stmt, call *ast.CallExpr) bool {
 	return false
 }
 
-// assignedAfter reports whether a local variable that s reads (and s does not declare) is
-// assigned, or has its address taken, anywhere in the function after pos.
+// assignedAfter reports whether a variable of the function that s reads (and s does not
+// declare) is assigned, or has its address taken, anywhere in the function after pos. The
+// function's parameters and receiver count: c = c.next between c.mu.Lock() and c.mu.Unlock()
+// makes a defer right after the Lock unlock the first c's mutex.
 func (w *walker) assignedAfter(s ast.Stmt, pos token.Pos) bool {
 	info := w.p.pass.TypesInfo
 	reads := map[types.Object]bool{}
 	ast.Inspect(s, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok {
-			if o, ok := info.Uses[id].(*types.Var); ok && isLocal(o, w.body) && !(o.Pos() >= s.Pos() && o.Pos() < s.End()) {
+			if o, ok := info.Uses[id].(*types.Var); ok && o.Pos() >= w.fnNode.Pos() && o.Pos() < w.fnNode.End() &&
+				!(o.Pos() >= s.Pos() && o.Pos() < s.End()) {
 				reads[o] = true
 			}
 		}

@@ -273,3 +273,23 @@ func (c *cache) lockThenSelect(k string, ch chan<- string, done <-chan struct{})
 	}
 	return nil
 }
+
+// chain is a list of caches; lockReceiverReassigned unlocks the next cache's mutex through c.
+type chain struct {
+	mu   sync.Mutex
+	m    map[string]string
+	next *chain
+}
+
+// lockReceiverReassigned gets no fix: deferred right after the Lock, c.mu.Unlock() would
+// unlock the first chain's mutex, not c.next's, which the Unlock it replaces unlocks.
+func (c *chain) lockReceiverReassigned(k string) (string, error) {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	if !ok {
+		return "", errMissing // want `return may skip c.mu.Unlock`
+	}
+	c = c.next
+	c.mu.Unlock()
+	return v, nil
+}
