@@ -1,9 +1,11 @@
 package conntrackorder
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -44,8 +46,13 @@ type service struct {
 	ipSet    map[netip.Addr]struct{}
 }
 
-// endpointSet holds the serving endpoints of one service port. Never empty when stored.
-type endpointSet map[netip.AddrPort]struct{}
+// endpointSet holds the serving endpoints of one service port, each once, in the order of
+// compareEndpoints: IPv4 before IPv6, then by address and port. Never empty when stored.
+//
+// A sorted slice rather than a map: SetEndpoints replaces the whole set on every change, and
+// a map of even one endpoint is several times the allocation (a header and a group of eight
+// slots), paid again in every garbage collection while the Tracker holds it.
+type endpointSet []netip.AddrPort
 
 // pendingMark records when a pending filter was collected.
 type pendingMark struct {
@@ -178,7 +185,7 @@ func (t *Tracker) SetEndpoints(name string, serving []netip.AddrPort) error {
 	if name == "" {
 		return errors.New("conntrackorder: endpoints have no service port name")
 	}
-	eps := make(endpointSet, len(serving))
+	eps := make(endpointSet, 0, len(serving))
 	for _, ep := range serving {
 		if !ep.Addr().IsValid() {
 			return fmt.Errorf("conntrackorder: endpoints of %q: invalid address", name)
@@ -191,8 +198,10 @@ func (t *Tracker) SetEndpoints(name string, serving []netip.AddrPort) error {
 			// the endpoint's service stale.
 			return fmt.Errorf("conntrackorder: endpoints of %q: endpoint %v has port 0", name, ep.Addr())
 		}
-		eps[ep] = struct{}{}
+		eps = append(eps, ep)
 	}
+	slices.SortFunc(eps, compareEndpoints)
+	eps = slices.Compact(eps)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.init()
@@ -384,20 +393,15 @@ func (t *Tracker) collectVanished(svc *service, old, cur endpointSet) {
 	if !svc.proto.flushes() || len(old) == 0 {
 		return
 	}
-	var gone []netip.AddrPort
-	for ep := range old {
-		if _, ok := cur[ep]; !ok {
-			gone = append(gone, ep)
+	// Both sets are sorted: one walk through them finds the gone endpoints, in ascending order.
+	i := 0
+	for _, ep := range old {
+		for i < len(cur) && compareEndpoints(cur[i], ep) < 0 {
+			i++
 		}
-	}
-	// Map order is random; sort so that the plan is the same for the same calls.
-	sort.Slice(gone, func(i, j int) bool {
-		if c := gone[i].Addr().Compare(gone[j].Addr()); c != 0 {
-			return c < 0
+		if i < len(cur) && cur[i] == ep {
+			continue
 		}
-		return gone[i].Port() < gone[j].Port()
-	})
-	for _, ep := range gone {
 		addr := ep.Addr()
 		for _, ip := range svc.ips {
 			if ip.Is4() == addr.Is4() { // a filter cannot mix families
@@ -472,19 +476,21 @@ func (p Protocol) flushes() bool {
 	return p == UDP || p == SCTP
 }
 
-// families reports whether s holds IPv4 and IPv6 endpoints.
+// families reports whether s holds IPv4 and IPv6 endpoints. The IPv4 endpoints of a sorted
+// set come first, so the first and the last endpoint tell.
 func (s endpointSet) families() (has4, has6 bool) {
-	for ep := range s {
-		if ep.Addr().Is4() {
-			has4 = true
-		} else {
-			has6 = true
-		}
-		if has4 && has6 {
-			break
-		}
+	if len(s) == 0 {
+		return false, false
 	}
-	return has4, has6
+	return s[0].Addr().Is4(), !s[len(s)-1].Addr().Is4()
+}
+
+// compareEndpoints orders endpoints by address, IPv4 before IPv6, then by port.
+func compareEndpoints(a, b netip.AddrPort) int {
+	if c := a.Addr().Compare(b.Addr()); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Port(), b.Port())
 }
 
 // inFamily reports whether ip is IPv4 and has4, or IPv6 and has6.

@@ -263,7 +263,7 @@ func (t *Tracker) desiredLocked() *Desired {
 		g := int32(len(groups))
 		eps := t.endpoints[name]
 		groups = append(groups, eps)
-		for ep := range eps {
+		for _, ep := range eps {
 			d.serving[servingKey{ep: ep, group: g}] = struct{}{}
 		}
 		for _, ip := range svc.ips {
@@ -287,7 +287,7 @@ func (t *Tracker) desiredLocked() *Desired {
 		u := int32(len(groups))
 		groups = append(groups, nil)
 		for _, g := range members {
-			for ep := range groups[g] {
+			for _, ep := range groups[g] {
 				d.serving[servingKey{ep: ep, group: u}] = struct{}{}
 			}
 		}
