@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"sort"
 	"sync"
 )
 
@@ -269,12 +268,13 @@ func (t *Tracker) snapshotLocked() (Plan, uint64) {
 	for f, m := range t.pending {
 		entries = append(entries, entry{f, f.group(), m.first})
 	}
-	// Every collect call ticks the clock, so first is unique and the order total.
-	sort.Slice(entries, func(i, j int) bool {
-		if entries[i].group != entries[j].group {
-			return entries[i].group < entries[j].group
+	// Every collect call ticks the clock, so first is unique and the order total. slices
+	// rather than sort.Slice, which allocates a reflection-based swapper on every call.
+	slices.SortFunc(entries, func(a, b entry) int {
+		if a.group != b.group {
+			return cmp.Compare(a.group, b.group)
 		}
-		return entries[i].first < entries[j].first
+		return cmp.Compare(a.first, b.first)
 	})
 	plan := make(Plan, len(entries))
 	for i, e := range entries {
