@@ -283,20 +283,23 @@ func (t *Tracker) snapshotLocked() (Plan, uint64) {
 	return plan, t.clock
 }
 
-// flushed removes the filters of plan, flushed after a snapshot taken at clock reading mark,
-// except those collected again since: they may describe a state the rules programmed for that
-// flush did not have yet, so they need a flush after the next programming.
-func (t *Tracker) flushed(plan Plan, mark uint64) {
+// flushed removes the filters of the snapshot taken at clock reading mark, once a flush of it
+// succeeded, except those collected again since: they may describe a state the rules
+// programmed for that flush did not have yet, so they need a flush after the next programming.
+func (t *Tracker) flushed(mark uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, f := range plan {
-		if m, ok := t.pending[f]; ok && m.last <= mark {
+	// The snapshot held every filter pending at mark, and a filter collected again since has a
+	// later mark, so these are exactly the snapshot's filters that were not. Reading the marks
+	// rather than the plan lets the Flusher have the snapshot itself, without a copy.
+	for f, m := range t.pending {
+		if m.last <= mark {
 			delete(t.pending, f)
 		}
 	}
 	// A map keeps its buckets after deletes, and ranging over it costs the buckets. Without
 	// this, the first flush of a large table (every service is new) would make every later
-	// Pending cost as much as that table. Reallocating when at most a quarter is left costs
+	// Pending and flush cost as much as that table. Reallocating when at most a quarter is left costs
 	// O(1) per deleted filter over time; a small map is not worth it.
 	if t.peak > 64 && len(t.pending) <= t.peak/4 {
 		pending := make(map[Filter]pendingMark, len(t.pending))

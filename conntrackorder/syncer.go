@@ -147,14 +147,14 @@ func (s *Syncer) Sync(ctx context.Context) error {
 	if len(plan) == 0 {
 		return nil
 	}
-	// Hand Flush its own copy: the tracker removes exactly the snapshot's filters afterwards,
-	// whatever Flush does with its slice.
-	if err := s.flusher.Flush(ctx, append(Plan(nil), plan...)); err != nil {
+	// The snapshot is Flush's own: the tracker removes the snapshot's filters afterwards by
+	// their marks, whatever Flush does with its slice.
+	if err := s.flusher.Flush(ctx, plan); err != nil {
 		// A failed flush may have applied part of the plan; the whole snapshot stays pending
 		// and is flushed again, which deletes nothing twice.
 		return fmt.Errorf("conntrackorder: flush: %w", err)
 	}
-	s.tracker.flushed(plan, mark)
+	s.tracker.flushed(mark)
 	return nil
 }
 
@@ -185,13 +185,11 @@ func (s *Syncer) reconcile(ctx context.Context, plan Plan, mark uint64, desired 
 		// destinations.
 		return nil
 	}
-	// prune returned a new slice: the tracker removes exactly the snapshot's filters
-	// afterwards, whatever Reconcile does with it.
 	if err := s.reconciler.Reconcile(ctx, rest, desired); err != nil {
 		// The whole snapshot stays pending, also the filters the desired state covered: the
 		// next Sync covers them again, or flushes them if their destination is gone by then.
 		return fmt.Errorf("conntrackorder: reconcile: %w", err)
 	}
-	s.tracker.flushed(plan, mark)
+	s.tracker.flushed(mark)
 	return nil
 }
