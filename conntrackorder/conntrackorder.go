@@ -306,8 +306,8 @@ func (t *Tracker) flushed(mark uint64) {
 	}
 	// A map keeps its buckets after deletes, and ranging over it costs the buckets. Without
 	// this, the first flush of a large table (every service is new) would make every later
-	// Pending and flush cost as much as that table. Reallocating when at most a quarter is left costs
-	// O(1) per deleted filter over time; a small map is not worth it.
+	// Pending and flush cost as much as that table. Reallocating when at most a quarter is
+	// left costs O(1) per deleted filter over time; a small map is not worth it.
 	if t.peak > 64 && len(t.pending) <= t.peak/4 {
 		pending := make(map[Filter]pendingMark, len(t.pending))
 		for f, m := range t.pending {
