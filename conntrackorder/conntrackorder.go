@@ -75,9 +75,9 @@ func NewTracker() *Tracker {
 // IPv6 or both. kube-proxy knows it, since it runs one proxier per family. A NodePort is open
 // only on the node's own addresses, so a snapshot ([Tracker.Desired]) judges a flow by its
 // NodePort only when the flow is of one of the node's families, and a reconcile reads the
-// table of another family only for a service IP of that family. On a single-stack node that
-// halves what a reconcile reads: the kernel walks the whole shared table for each family's
-// dump, whatever it sends back.
+// table of another family only for a service IP, or a filter that names an address, of that
+// family. On a single-stack node that halves what a reconcile reads: the kernel walks the
+// whole shared table for each family's dump, whatever it sends back.
 //
 // A flow of a family the node does not have is never judged stale on account of its port
 // being a NodePort; flows to service IPs of that family are still judged. Until it is called,

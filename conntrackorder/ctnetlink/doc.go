@@ -62,13 +62,18 @@
 // Reconcile, allocated about 1,000 times as many bytes, and raised resident memory about 700
 // times as much; a bare dump of the table, which judges and deletes nothing, took 0.95×.
 //
-// On a busy node's table (220,000 entries, 200,000 of them TCP, 200 UDP entries stale), a
-// Reconcile took about 0.06× the time and CPU of kube-proxy's own cleanup, CleanStaleEntries
-// of k8s.io/kubernetes/pkg/proxy/conntrack at v1.34 and v1.37, on the same table, and 1.05× a
-// bare dump of the UDP entries; it allocated 0.0001× kube-proxy's bytes, and its resident
-// memory did not grow where kube-proxy's grew by about 100 MB (about 300 MB at a million
-// entries). The module internal/kubeproxybench holds that benchmark, its figures, and the
-// entries the two delete differently.
+// On a busy node's table of 220,000 entries (200,000 of them TCP, 200 UDP entries stale), a
+// Reconcile told the node's families took about 0.03× the time of kube-proxy's own cleanup,
+// CleanStaleEntries of k8s.io/kubernetes/pkg/proxy/conntrack at v1.34 and v1.37, on an
+// IPv4-only or IPv6-only node, with kube-proxy run for that family as a single-stack
+// kube-proxy runs it, and 0.05× on a dual-stack node; it took 0.99-1.12× a bare dump of the
+// node's UDP entries. Not told, on a single-stack node it took about 1.6× that dump: it also
+// read the other family's empty table, which the kernel walks whole. At a million entries it
+// took 0.02-0.03× kube-proxy's time single-stack and 0.05-0.06× dual-stack, and 1.1-1.2× the
+// bare dump. It allocated 0.0001× kube-proxy's bytes, and its resident memory did not grow
+// where kube-proxy's grew by 90-210 MB (210-840 MB at a million entries). The module
+// internal/kubeproxybench holds that benchmark, its figures, the command that takes them, and
+// the entries the two delete differently.
 //
 // # Kernel-side filtering
 //

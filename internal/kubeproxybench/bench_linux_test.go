@@ -105,6 +105,9 @@ type bench struct {
 	// this module's plan and desired state, from a Tracker that saw the changes.
 	plan    conntrackorder.Plan
 	desired *conntrackorder.Desired
+	// the same from a Tracker not told the node's families, which takes it to be dual-stack.
+	untoldPlan    conntrackorder.Plan
+	untoldDesired *conntrackorder.Desired
 	// missing are the entries the latest operation deleted, made again before the next.
 	missing []netnstest.Flow
 }
@@ -135,15 +138,25 @@ func newBench(tb testing.TB, spec netnstest.NodeTableSpec) *bench {
 	for _, fam := range b.families {
 		b.svcMaps[fam], b.epMaps[fam] = Maps(svcs, slices, fam)
 	}
+	b.plan, b.desired = track(tb, nt, spec.Stack, true)
+	b.untoldPlan, b.untoldDesired = track(tb, nt, spec.Stack, false)
+	return b
+}
+
+// track returns the plan and desired state of a Tracker that saw nt's state Before, synced it,
+// and then saw the changes to After. It is told the node's families, those of stack, when told
+// is true, as a proxy that knows them tells it; otherwise it takes the node to be dual-stack.
+func track(tb testing.TB, nt *netnstest.NodeTable, stack netnstest.Stack, told bool) (conntrackorder.Plan, *conntrackorder.Desired) {
+	tb.Helper()
 	tr := conntrackorder.NewTracker()
-	// A proxy knows its node's families, as kube-proxy does.
-	require.NoError(tb, tr.SetNodeFamilies(v4, v6))
+	if told {
+		require.NoError(tb, tr.SetNodeFamilies(stack.Families()))
+	}
 	require.NoError(tb, nt.TrackBefore(tr))
 	// The syncs that ran before the table was filled: programmed, and flushed what they had.
 	require.NoError(tb, conntrackorder.NewSyncer(tr, func(context.Context) error { return nil }, discard{}).Sync(context.Background()))
 	require.NoError(tb, nt.TrackAfter(tr))
-	b.plan, b.desired = tr.Pending(), tr.Desired()
-	return b
+	return tr.Pending(), tr.Desired()
 }
 
 type discard struct{}
@@ -170,6 +183,11 @@ var sides = []struct {
 	}, kubeProxyClears},
 	{"ctnetlink", func(b *bench) error {
 		return b.flusher.Reconcile(context.Background(), b.plan, b.desired)
+	}, func(netnstest.Staleness) bool { return true }},
+	// The reconcile of a Tracker not told the node's families: on a single-stack node it also
+	// reads the other family's table, empty but walked whole by the kernel.
+	{"ctnetlink-untold", func(b *bench) error {
+		return b.flusher.Reconcile(context.Background(), b.untoldPlan, b.untoldDesired)
 	}, func(netnstest.Staleness) bool { return true }},
 	{"bare-dump-udp", func(b *bench) error { return b.dump("udp") }, nil},
 	{"bare-dump-all", func(b *bench) error { return b.dump("") }, nil},
@@ -204,7 +222,7 @@ func (b *bench) deleted(clears func(netnstest.Staleness) bool) []netnstest.Flow 
 func TestSameDeletions(t *testing.T) {
 	names, specs := tables()
 	for _, name := range names {
-		for _, side := range sides[:2] {
+		for _, side := range sides[:3] {
 			t.Run(name+"/"+side.name, func(t *testing.T) {
 				b := newBench(t, specs[name])
 				require.NoError(t, side.run(b))
@@ -236,40 +254,69 @@ func TestSameDeletions(t *testing.T) {
 // the entries the previous one deleted are made again, and after it the table is counted, so
 // that every operation finds the same table. Besides time and allocations it reports the
 // table's entries, the CPU time of the operation (user and system: the kernel works for a dump
-// in the reader's system calls), and the rise of the process's peak resident memory during the
-// operation (VmHWM, reset before it), in MB:
+// in the reader's system calls) and its system part, and the rise of the process's peak
+// resident memory during the operation (VmHWM, reset before it), in MB. Each side runs in a
+// process of its own, so that each peak is its own, interleaved with the others; rounds.sh
+// does that and prints the medians and ratios below (as root, on a quiet machine):
 //
-//	cd internal/kubeproxybench
-//	GOWORK=off go test -run '^$' -bench 'NodeTable/node-220k/kube-proxy' -benchtime 1x -benchmem            # v1.34.2
-//	GOWORK=off go test -modfile=go.v137.mod -run '^$' -bench 'NodeTable/node-220k/kube-proxy' -benchtime 1x -benchmem
+//	./rounds.sh 5 ipv4-220k ipv6-220k dual-220k
+//	./rounds.sh 3 ipv4-1M ipv6-1M dual-1M   # raises nf_conntrack_max and the hash size
 //
-// and the same for ctnetlink, bare-dump-udp and bare-dump-all, interleaved, each in its own
-// process so that each peak is its own (kube-proxy -benchtime 1x, the others 3x; with
-// KUBEPROXYBENCH_1M=1 and node-1M for the larger table, after raising
-// net.netfilter.nf_conntrack_max to 1500000 and the nf_conntrack hashsize to 1048576).
+// Measured on Linux 6.18, 2 vCPUs (AMD EPYC), 24 GiB, medians of 5 rounds at 220k (load
+// 0.7-1.6) and 3 rounds at 1M (load 1.1-1.7, before the ctnetlink-untold side existed);
+// kube-proxy v1.34.2 and v1.37.2 clean the node's families only, one proxier per family, as
+// kube-proxy runs; the bare dumps read the node's families:
 //
-// Measured on Linux 6.18, 2 vCPUs (AMD EPYC), 24 GiB, load 0.9-1.5, 5 interleaved rounds,
-// medians; ratios against kube-proxy v1.34 / v1.37:
+//	table      side               wall ms   cpu ms   sys ms  peak MB   allocated
+//	ipv4-220k  kube-proxy v1.34      2278     2453      991      173   418 MB, 35.1M
+//	ipv4-220k  kube-proxy v1.37      2060     2207      860      116   464 MB, 37.9M
+//	ipv4-220k  ctnetlink               65       70       62     0.00   49 KB, 257
+//	ipv4-220k  ctnetlink-untold       109      115      113     0.00   49 KB, 262
+//	ipv4-220k  bare-dump-udp           65       71       70     0.00   16 KB, 245
+//	ipv4-220k  bare-dump-all          260      276      268     0.00   218 KB, 3212
+//	ipv6-220k  kube-proxy v1.34      2627     2769     1086      211   488 MB, 35.1M
+//	ipv6-220k  kube-proxy v1.37      2741     2901     1115      210   538 MB, 37.9M
+//	ipv6-220k  ctnetlink               75       80       73     0.00   53 KB, 317
+//	ipv6-220k  ctnetlink-untold       109      114      109     0.00   53 KB, 322
+//	ipv6-220k  bare-dump-udp           69       77       76     0.00   21 KB, 305
+//	dual-220k  kube-proxy v1.34      2197     2332      870      105   452 MB, 35.1M
+//	dual-220k  kube-proxy v1.37      2332     2492      900       91   501 MB, 37.9M
+//	dual-220k  ctnetlink              123      134      126     0.00   52 KB, 298
+//	dual-220k  bare-dump-udp          110      118      115     0.00   19 KB, 284
+//	ipv4-1M    kube-proxy v1.34     11712    12355     3835      552   1.92 GB, 159M
+//	ipv4-1M    kube-proxy v1.37     11008    11922     4335      842   2.13 GB, 172M
+//	ipv4-1M    ctnetlink              375      394      366     0.01   223 KB, 1222
+//	ipv4-1M    bare-dump-udp          314      328      322     0.00   81 KB, 1191
+//	ipv6-1M    kube-proxy v1.34     12361    13284     4481      691   2.24 GB, 159M
+//	ipv6-1M    kube-proxy v1.37     16423    17803     5880      833   2.47 GB, 172M
+//	ipv6-1M    ctnetlink              379      397      379     0.00   244 KB, 1526
+//	ipv6-1M    bare-dump-udp          342      366      357     0.01   101 KB, 1489
+//	dual-1M    kube-proxy v1.34     10115    10808     4200      212   2.08 GB, 159M
+//	dual-1M    kube-proxy v1.37     11754    12559     4571      276   2.30 GB, 172M
+//	dual-1M    ctnetlink              630      663      633     0.01   235 KB, 1383
+//	dual-1M    bare-dump-udp          533      554      540     0.01   91 KB, 1348
 //
-//	node-220k           wall ms        cpu ms   peak-MB  allocated       ratio (wall)
-//	kube-proxy v1.34    2927           3210     103      452 MB, 35.1M
-//	kube-proxy v1.37    2734           3027     103      501 MB, 37.9M
-//	ctnetlink           181            190      0.01     52 KB, 298      0.062× / 0.066×
-//	bare-dump-udp       172            178      0.01     19 KB, 284      0.059× / 0.063×
-//	bare-dump-all       648            724      0.01     241 KB, 3546
+// Ratios of the wall times, ctnetlink against the bare UDP dump of the node's families and
+// against kube-proxy v1.34 / v1.37:
 //
-//	node-1M             wall ms        cpu ms   peak-MB  allocated       ratio (wall)
-//	kube-proxy v1.34    13504          14733    342      2.08 GB, 159M
-//	kube-proxy v1.37    13611          14855    296      2.30 GB, 172M
-//	ctnetlink           892            931      0.01     235 KB, 1383    0.066× / 0.066×
-//	bare-dump-udp       798            826      0.01     91 KB, 1348
-//	bare-dump-all       3005           3353     0.01     1.09 MB, 16042
+//	ipv4-220k  0.99×   0.028× / 0.031×      ipv4-1M  1.19×   0.032× / 0.034×
+//	ipv6-220k  1.08×   0.029× / 0.027×      ipv6-1M  1.11×   0.031× / 0.023×
+//	dual-220k  1.12×   0.056× / 0.053×      dual-1M  1.18×   0.062× / 0.054×
 //
-// ctnetlink costs 1.05× (220k) and 1.12× (1M) a bare dump of the same UDP entries, which is
-// the floor for any reader that asks the kernel for them: the kernel walks the whole table
-// for each family's dump whatever it sends, and that walk is most of both sides' time. The
-// bare filtered dump alone is 0.059× kube-proxy's cleanup, so no reader of the table reaches
-// 0.05×. Both kube-proxy releases parse every entry of the table into a ConntrackFlow.
+// A single run spreads ±20% around these medians. Not told the node's families
+// (ctnetlink-untold), the reconcile on a single-stack node also dumps the other family, an
+// empty table the kernel walks whole: 1.66× (IPv4) and 1.56× (IPv6) the bare dump at 220k.
+// The bare dump alone is about 0.03× kube-proxy on a single-stack 220k table, so no reader
+// that asks the kernel for the UDP entries goes much below that. The kernel's walk of the
+// whole table is most of every side's time (sys ms). Over the bare dump, ctnetlink spends a
+// few ms in user space parsing and judging each UDP entry (about 0.2 µs each), and at 1M
+// 30-45 ms more in the kernel's dump itself: not in the delete requests (under 0.1% of the
+// perf samples), and sending them after the dump rather than during it changed nothing
+// measurable; with no entry to delete the 1M reconcile is about 1.04× the bare dump. Both
+// kube-proxy releases parse every entry of the family into a ConntrackFlow.
+//
+// A namespace a killed run left behind keeps its entries in the kernel's shared hash, which
+// every dump walks: delete it (ip netns list) before measuring.
 func BenchmarkNodeTable(b *testing.B) {
 	names, specs := tables()
 	for _, name := range names {

@@ -2,10 +2,11 @@
 # rounds.sh takes the figures of BenchmarkNodeTable's doc: it runs every side on every table
 # named, each run in a process of its own so that each peak is its own, the sides interleaved
 # within a round, and prints the median of each metric over the rounds and the ratios the docs
-# state. Run it as root (network namespaces) on a quiet machine:
+# state. Run it as root (network namespaces, and it sets nf_conntrack_max and the conntrack
+# hash size) on a quiet machine:
 #
 #	./rounds.sh 5                          # ipv4-220k, ipv6-220k, dual-220k, 5 rounds
-#	./rounds.sh 3 ipv4-1M ipv6-1M dual-1M  # raises nf_conntrack_max and the hash size first
+#	./rounds.sh 3 ipv4-1M ipv6-1M dual-1M
 #
 # The raw benchmark output stays in $OUT (a new temporary directory by default).
 set -eu
@@ -16,14 +17,17 @@ tables=${*:-ipv4-220k ipv6-220k dual-220k}
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 
-case "$tables" in
-*1M*)
-	# A 1M-entry table needs room in the kernel's table, and a hash that keeps its chains
-	# short, as on a node sized for it.
-	sysctl -qw net.netfilter.nf_conntrack_max=1500000
-	echo 1048576 >/sys/module/nf_conntrack/parameters/hashsize
-	;;
-esac
+# Room in the kernel's table for the largest one. The hash size is set per table, as on a node
+# sized for it, since the kernel's walk of the table for a dump costs its buckets as well as its
+# entries: 262144 buckets for 220k entries (the default of a machine with this much memory),
+# 1048576 for 1M.
+sysctl -qw net.netfilter.nf_conntrack_max=1500000
+hashsize() {
+	case $1 in
+	*1M) echo 1048576 ;;
+	*) echo 262144 ;;
+	esac
+}
 
 GOWORK=off go test -c -o "$out/v134.test" .
 GOWORK=off go test -modfile=go.v137.mod -c -o "$out/v137.test" .
@@ -33,7 +37,8 @@ r=0
 while [ "$r" -lt "$rounds" ]; do
 	r=$((r + 1))
 	for t in $tables; do
-		for side in kube-proxy-v1.34 kube-proxy-v1.37 ctnetlink bare-dump-udp bare-dump-all; do
+		hashsize "$t" >/sys/module/nf_conntrack/parameters/hashsize
+		for side in kube-proxy-v1.34 kube-proxy-v1.37 ctnetlink ctnetlink-untold bare-dump-udp bare-dump-all; do
 			bin=$out/v134.test name=$side times=3x
 			case $side in
 			kube-proxy-v1.34) name=kube-proxy times=1x ;;
@@ -79,9 +84,9 @@ END {
 		split(order[i], kk, SUBSEP)
 		if (kk[2] != "ctnetlink") continue
 		t = kk[1]; c = wall[order[i]]
-		printf "%-12s ctnetlink / bare-dump-udp %.3fx, / kube-proxy v1.34 %.3fx, / v1.37 %.3fx; bare-dump-udp / kube-proxy v1.34 %.3fx\n", t,
+		printf "%-12s ctnetlink / bare-dump-udp %.3fx, / kube-proxy v1.34 %.3fx, / v1.37 %.3fx; untold / bare-dump-udp %.3fx; bare-dump-udp / kube-proxy v1.34 %.3fx\n", t,
 			c / wall[t SUBSEP "bare-dump-udp"], c / wall[t SUBSEP "kube-proxy-v1.34"], c / wall[t SUBSEP "kube-proxy-v1.37"],
-			wall[t SUBSEP "bare-dump-udp"] / wall[t SUBSEP "kube-proxy-v1.34"]
+			wall[t SUBSEP "ctnetlink-untold"] / wall[t SUBSEP "bare-dump-udp"], wall[t SUBSEP "bare-dump-udp"] / wall[t SUBSEP "kube-proxy-v1.34"]
 	}
 }' "$out/results.txt"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg); raw output in $out" >&2
