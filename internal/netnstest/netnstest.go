@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -101,7 +102,13 @@ var seq atomic.Uint64
 // that ends the name ("node"), so that `ip netns list` says what each one is. The caller must
 // [Namespace.Delete] it. When the kernel refuses for lack of privilege, the error wraps
 // [ErrUnsupported].
+//
+// The first Create of a process deletes the namespaces that processes no longer running left
+// behind, such as a test binary killed before its cleanups ran: their conntrack entries stay
+// in the kernel's hash, which the kernel walks whole for every dump of every namespace, and a
+// leftover 1M-entry table made later benchmarks several times slower.
 func Create(ctx context.Context, role string) (*Namespace, error) {
+	sweepOnce.Do(func() { sweep(ctx) })
 	var r [3]byte
 	if _, err := rand.Read(r[:]); err != nil {
 		return nil, fmt.Errorf("netnstest: random name: %w", err)
@@ -118,6 +125,35 @@ func Create(ctx context.Context, role string) (*Namespace, error) {
 		return nil, errors.Join(err, ns.Delete(context.WithoutCancel(ctx)))
 	}
 	return ns, nil
+}
+
+var sweepOnce sync.Once
+
+// sweep deletes the namespaces named by Create for a process that no longer runs. A name
+// whose process runs, or that Create did not make, is left alone; so is anything it cannot
+// read or delete (best effort: a leftover costs time, never correctness).
+func sweep(ctx context.Context) {
+	entries, err := os.ReadDir("/run/netns")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, ok := creatorPID(e.Name())
+		if !ok || pid == os.Getpid() || unix.Kill(pid, 0) != unix.ESRCH {
+			continue
+		}
+		_ = (&Namespace{name: e.Name()}).Delete(ctx)
+	}
+}
+
+// creatorPID returns the pid in a name Create made: srt-<pid>-<seq>-<random>-<role>.
+func creatorPID(name string) (int, bool) {
+	parts := strings.SplitN(name, "-", 5)
+	if len(parts) != 5 || parts[0] != "srt" {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(parts[1])
+	return pid, err == nil && pid > 0
 }
 
 // New is [Create] for a test: it registers the namespace's deletion with tb.Cleanup, skips tb
