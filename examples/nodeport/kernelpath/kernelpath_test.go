@@ -20,8 +20,12 @@ import (
 
 const (
 	// udpTimeout shortens the node's unreplied UDP timeout so that the pause that lets the
-	// stale entry expire takes seconds, not half a minute.
-	udpTimeout = 3 * time.Second
+	// stale entry expire takes seconds, not half a minute. It must outlast the longest gap
+	// between a client's datagrams before the endpoint arrives, or the stale entry expires
+	// before the old shape's sync and its NodePort answers: with 3s, CI (2 cores, load 6, the
+	// other packages' tests beside it) saw a gap of 3.7s, since each round also lists the
+	// table and each sync runs iptables-restore.
+	udpTimeout = 8 * time.Second
 	// replyWait bounds each datagram's wait. A dark datagram costs all of it; an answer
 	// through a veth takes well under a millisecond.
 	replyWait = 500 * time.Millisecond
