@@ -66,14 +66,17 @@
 // Reconcile told the node's families took about 0.03× the time of kube-proxy's own cleanup,
 // CleanStaleEntries of k8s.io/kubernetes/pkg/proxy/conntrack at v1.34 and v1.37, on an
 // IPv4-only or IPv6-only node, with kube-proxy run for that family as a single-stack
-// kube-proxy runs it, and 0.05× on a dual-stack node; it took 0.99-1.12× a bare dump of the
-// node's UDP entries. Not told, on a single-stack node it took about 1.6× that dump: it also
-// read the other family's empty table, which the kernel walks whole. At a million entries it
-// took 0.02-0.03× kube-proxy's time single-stack and 0.05-0.06× dual-stack, and 1.1-1.2× the
-// bare dump. It allocated 0.0001× kube-proxy's bytes, and its resident memory did not grow
-// where kube-proxy's grew by 90-210 MB (210-840 MB at a million entries). The module
-// internal/kubeproxybench holds that benchmark, its figures, the command that takes them, and
-// the entries the two delete differently.
+// kube-proxy runs it, and 0.055× on a dual-stack node; at a million entries 0.025-0.032×
+// single-stack and 0.055× dual-stack. Against a bare dump of the node's UDP entries from the
+// same table, in the same process, it took 0.96-1.02× at 220,000 entries and 1.08-1.09× at a
+// million on a single-stack node (1.01-1.09× dual-stack): the kernel's walk of the whole table
+// is most of both, and the Reconcile adds its judgment of each UDP entry, about 0.2 µs, and
+// its deletes. Not told, on a single-stack node it took about 1.5× that dump: it also read
+// the other family's empty table, which the kernel walks whole. It allocated 0.0001×
+// kube-proxy's bytes, and its resident memory did not grow where kube-proxy's grew by
+// 60-220 MB (410-1060 MB at a million entries). The module internal/kubeproxybench holds that
+// benchmark, its figures, the commands that take them, and the entries the two delete
+// differently.
 //
 // # Kernel-side filtering
 //

@@ -8,6 +8,15 @@
 #	./rounds.sh 5                          # ipv4-220k, ipv6-220k, dual-220k, 5 rounds
 #	./rounds.sh 3 ipv4-1M ipv6-1M dual-1M
 #
+# SIDES names the sides to run (all by default), so that the paired figure can be taken
+# with more operations alone (see BenchmarkNodeTable):
+#
+#	SIDES=ctnetlink OPS=12 ./rounds.sh 5 ipv4-220k ipv6-220k ipv4-1M ipv6-1M
+#
+# OPS is the number of operations of each side but kube-proxy's (4 by default; kube-proxy
+# runs once a process). A ctnetlink side times a bare dump of the same table beside each of
+# its operations, first in half of them and last in the other half.
+#
 # The raw benchmark output stays in $OUT (a new temporary directory by default).
 set -eu
 cd "$(dirname "$0")"
@@ -38,8 +47,8 @@ while [ "$r" -lt "$rounds" ]; do
 	r=$((r + 1))
 	for t in $tables; do
 		hashsize "$t" >/sys/module/nf_conntrack/parameters/hashsize
-		for side in kube-proxy-v1.34 kube-proxy-v1.37 ctnetlink ctnetlink-untold bare-dump-udp bare-dump-all; do
-			bin=$out/v134.test name=$side times=3x
+		for side in ${SIDES:-kube-proxy-v1.34 kube-proxy-v1.37 ctnetlink ctnetlink-untold bare-dump-udp bare-dump-all}; do
+			bin=$out/v134.test name=$side times=${OPS:-4}x
 			case $side in
 			kube-proxy-v1.34) name=kube-proxy times=1x ;;
 			kube-proxy-v1.37) bin=$out/v137.test name=kube-proxy times=1x ;;
@@ -79,11 +88,26 @@ END {
 			median(order[i] SUBSEP "peak-MB"), median(order[i] SUBSEP "B/op"), median(order[i] SUBSEP "allocs/op")
 	}
 	print ""
-	print "ratios of the median wall times:"
+	print "ctnetlink against a bare UDP dump of the same table in the same process, op by op"
+	print "(x-dump: the reconcile'"'"'s time over the dump'"'"'s; medians over the rounds):"
+	for (i = 1; i <= nk; i++) {
+		split(order[i], kk, SUBSEP)
+		if (!((order[i] SUBSEP "x-dump") in vals)) continue
+		printf "%-12s %-17s %6.3fx  (dump %.0f ms)\n", kk[1], kk[2], median(order[i] SUBSEP "x-dump"), median(order[i] SUBSEP "dump-ms/op")
+		pooled[kk[2]] = pooled[kk[2]] vals[order[i] SUBSEP "x-dump"]
+	}
+	for (side in pooled) {
+		vals["pooled" SUBSEP side] = pooled[side]
+		printf "%-12s %-17s %6.3fx  (the median of every process of the tables above)\n", "all", side, median("pooled" SUBSEP side)
+	}
+	print ""
+	print "ratios of the median wall times, each side in processes of its own:"
 	for (i = 1; i <= nk; i++) {
 		split(order[i], kk, SUBSEP)
 		if (kk[2] != "ctnetlink") continue
 		t = kk[1]; c = wall[order[i]]
+		if (!((t SUBSEP "bare-dump-udp") in wall) || !((t SUBSEP "ctnetlink-untold") in wall) ||
+			!((t SUBSEP "kube-proxy-v1.34") in wall) || !((t SUBSEP "kube-proxy-v1.37") in wall)) continue
 		printf "%-12s ctnetlink / bare-dump-udp %.3fx, / kube-proxy v1.34 %.3fx, / v1.37 %.3fx; untold / bare-dump-udp %.3fx; bare-dump-udp / kube-proxy v1.34 %.3fx\n", t,
 			c / wall[t SUBSEP "bare-dump-udp"], c / wall[t SUBSEP "kube-proxy-v1.34"], c / wall[t SUBSEP "kube-proxy-v1.37"],
 			wall[t SUBSEP "ctnetlink-untold"] / wall[t SUBSEP "bare-dump-udp"], wall[t SUBSEP "bare-dump-udp"] / wall[t SUBSEP "kube-proxy-v1.34"]
