@@ -21,10 +21,14 @@ type acquisition struct {
 	kind   obligation
 	source string // "verb", "default" or "config"
 
-	verb      verbMatch // for source "verb"
-	pair      *pair     // for the table sources
-	recvKey   string    // identity of the receiver, "" for a function
-	recvRoot  types.Object
+	verb     verbMatch // for source "verb"
+	pair     *pair     // for the table sources
+	recvKey  string    // identity of the receiver, "" for a function
+	recvRoot types.Object
+	// recvAlias maps the parameter of a function literal called where it is written to the
+	// receiver's root it is passed (fs in defer func(fs *T) { fs.mu.Unlock() }(fs)), by
+	// objID, so that the literal's fs.mu is the acquisition's (paramRelease).
+	recvAlias map[string]string
 	errObj    types.Object            // the variable the acquisition's error went into
 	values    map[types.Object]bool   // the acquired values (not basic-typed, unless a release takes them)
 	basic     map[types.Object]bool   // the basic-typed results (ip from HoldAddress), see stringHandOff

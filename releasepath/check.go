@@ -184,6 +184,11 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 	if recv != nil {
 		recvKey, _ = exprKey(info, recv)
 		recvRoot = rootObj(info, recv)
+		if recvRoot != nil && recvKey != "" {
+			if r, ok := a.recvAlias[objID(recvRoot)]; ok {
+				recvKey = r + strings.TrimPrefix(recvKey, objID(recvRoot))
+			}
+		}
 	}
 	onValue := recvRoot != nil && a.values[recvRoot]
 	args := map[types.Object]bool{}

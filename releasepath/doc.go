@@ -63,6 +63,14 @@
 //     err == errNotFound, switch err { case nil: … } (switcherr).
 //   - nilguard: the nil or false edge of a guard on the handle: if addrMgr !=
 //     nil { … }, if owned { … }, if mu.TryLock() { … }.
+//   - correlated: the edge of a test of a bool variable that the path has settled. The
+//     search follows a parameter or local whose every change is a declaration or assignment
+//     on the path (never address-taken, assigned in a function literal or a range
+//     variable): a constant sets its value, a test takes the edge that an earlier test of it
+//     on the path took, anything else forgets it. if doLock { mu.Lock() } … if doLock {
+//     mu.Unlock() } is one decision, and so is didOpen = true after an open with if didOpen
+//     { f.Close() }. The tests around the acquisition settle a variable never assigned after
+//     its declaration.
 //   - neverreturns: panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal.
 //   - loopinstance: a path around a loop back to the acquisition ends that instance's
 //     search; the next iteration's acquisition is its own: for … { mu.Lock(); …; mu.Unlock() }.
@@ -77,7 +85,8 @@
 //     it is non-nil; if err == nil only where err is nil); under any other condition it does
 //     not count: defer func() { if verbose { f.Close() } }().
 //   - paramrelease: a release through the parameter of a literal called where it is
-//     written: defer func(f *os.File) { f.Close() }(x).
+//     written: defer func(f *os.File) { f.Close() }(x), and the receiver's lock through a
+//     parameter passed its root: defer func(fs *T) { fs.mu.Unlock() }(fs).
 //   - wrapper: a function of the same package that releases its argument or receiver:
 //     defer closeQuietly(f).
 //   - handoff: returning the value or a closure that releases it, storing it in a field,
@@ -88,6 +97,12 @@
 //     to a Serve-like method (srv.Serve(ln)).
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
 //     value is the resource for these rules, a string as much as a pointer.
+//   - errorevidence: a rollback, or a pair undone on error returns, is reported only at a
+//     return whose error is known non-nil on the path: the variable on the true edge of
+//     err != nil, errors.New, fmt.Errorf, a package's error variable (io.EOF, ErrNotFound),
+//     a composite literal, or a call passed such an error (wrap(err, "…")). return f() and
+//     an error no test on the path settled may be the success path, which keeps what it
+//     created.
 //   - valuewitherror: a value returned with an error that is non-nil on that path (err on
 //     the true edge of err != nil, errors.New, fmt.Errorf) is not handed on, since the
 //     caller drops it: return f, err is reported even in a function that never calls the

@@ -14,7 +14,7 @@ func (w *walker) prune(cond ast.Expr, edge bool, st *state) bool {
 	if c, ok := cond.(*ast.UnaryExpr); ok && c.Op == token.NOT {
 		return w.prune(c.X, !edge, st)
 	}
-	if w.failureBranch(cond, edge, st) || w.nilGuard(cond, edge) {
+	if w.correlated(cond, edge, st) || w.failureBranch(cond, edge, st) || w.nilGuard(cond, edge) {
 		return true
 	}
 	w.trackErrors(cond, edge, st)

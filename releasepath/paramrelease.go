@@ -7,9 +7,11 @@ import (
 
 // paramRelease makes the parameters of a function literal called where it is written
 // acquired values when the call passes them one: f in defer func(f *os.File) { f.Close() }(x),
-// so that the literal's f.Close releases x.
+// so that the literal's f.Close releases x. A parameter passed the root of the acquisition's
+// receiver stands for it: fs in defer func(fs *T) { fs.mu.Unlock() }(fs) after fs.mu.Lock().
 func (p *pkgChecker) paramRelease(a *acquisition, body *ast.BlockStmt) {
 	info := p.pass.TypesInfo
+	recvRoot := rootObj(info, receiver(info, a.call))
 	ast.Inspect(body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
@@ -32,6 +34,12 @@ func (p *pkgChecker) paramRelease(a *acquisition, body *ast.BlockStmt) {
 			return true
 		}
 		for i, arg := range call.Args {
+			if id, ok := ast.Unparen(arg).(*ast.Ident); ok && recvRoot != nil && params[i] != nil && info.Uses[id] == recvRoot {
+				if a.recvAlias == nil {
+					a.recvAlias = map[string]string{}
+				}
+				a.recvAlias[objID(params[i])] = objID(recvRoot)
+			}
 			if o := rootObj(info, arg); o != nil && params[i] != nil {
 				if id, ok := ast.Unparen(arg).(*ast.Ident); ok && (a.values[o] || a.basic[o]) && info.Uses[id] == o {
 					if a.values[o] {

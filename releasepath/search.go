@@ -28,6 +28,7 @@ type state struct {
 	conds   []condRelease         // deferred conditional releases
 	aliases map[types.Object]bool // locals that hold the acquired value, or a closure releasing it
 	clos    map[types.Object]bool // locals that hold a closure that releases it
+	tested  map[types.Object]bool // steady bool variables and the edge this path took at a test of each
 }
 
 func (s state) clone() state {
@@ -38,6 +39,7 @@ func (s state) clone() state {
 	c.flags = cloneMap(s.flags)
 	c.aliases = cloneMap(s.aliases)
 	c.clos = cloneMap(s.clos)
+	c.tested = cloneMap(s.tested)
 	return c
 }
 
@@ -58,7 +60,7 @@ func (s *state) key() string {
 		}
 		b.WriteByte('|')
 	}
-	for _, m := range []map[types.Object]bool{s.flags, s.aliases, s.clos} {
+	for _, m := range []map[types.Object]bool{s.flags, s.aliases, s.clos, s.tested} {
 		ks := make([]string, 0, len(m))
 		for o, v := range m {
 			ks = append(ks, fmt.Sprintf("%p=%v", o, v))
@@ -92,6 +94,12 @@ type walker struct {
 	caseTag   map[ast.Expr]ast.Expr // a case value of a switch with a tag → the tag
 	handed    bool                  // some path hands the resource on
 	flagCache map[types.Object]bool
+	// trackVars are the bool variables whose values the search follows, reassigned those
+	// assigned after their declaration, and assigns the statements that declare or assign
+	// them (correlated.go).
+	trackVars  map[types.Object]bool
+	reassigned map[types.Object]bool
+	assigns    map[ast.Node][]types.Object
 }
 
 // A leak is a return the acquisition can reach unreleased.
@@ -149,8 +157,9 @@ func (w *walker) run() {
 	if start == nil {
 		return // unreachable acquisition
 	}
-	st := state{errLive: w.a.errObj != nil, flags: map[types.Object]bool{}, aliases: map[types.Object]bool{}, clos: map[types.Object]bool{}}
+	st := state{errLive: w.a.errObj != nil, flags: map[types.Object]bool{}, aliases: map[types.Object]bool{}, clos: map[types.Object]bool{}, tested: map[types.Object]bool{}}
 	w.initialDefers(&st)
+	w.knownAtAcquisition(&st)
 	// A handoff in the acquisition's own statement beyond the call: s.conn, err = Dial().
 	w.block(start, idx+1, st)
 	sort.Slice(w.leaks, func(i, j int) bool { return w.leaks[i].pos < w.leaks[j].pos })
@@ -173,6 +182,7 @@ const (
 func (w *walker) block(b *cfg.Block, from int, st state) {
 	for i := from; i < len(b.Nodes); i++ {
 		n := b.Nodes[i]
+		w.assignedOnPath(n, &st)
 		if ret, ok := n.(*ast.ReturnStmt); ok {
 			if v := w.nodeStep(ret, &st); v != goOn {
 				w.handed = w.handed || v == handedOn
@@ -398,7 +408,7 @@ func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 			}
 		}
 	}
-	need := w.a.kind == scoped || errRet
+	need := w.a.kind == scoped || (errRet && w.errorEvident(ret, &st))
 	if !need {
 		return
 	}

@@ -2,7 +2,10 @@
 // it is written.
 package paramrelease
 
-import "os"
+import (
+	"os"
+	"sync"
+)
 
 func step() error { return nil }
 
@@ -39,7 +42,44 @@ func otherFile(path string, y *os.File) error {
 		f.Close()
 	}(y)
 	if err := step(); err != nil {
-		return err // want `return may skip x.Close \(Open at line 34\)`
+		return err // want `return may skip x.Close \(Open at line 37\)`
 	}
 	return x.Close()
+}
+
+type store struct {
+	mu sync.Mutex
+	n  int
+}
+
+// lockedRecovery defers the unlock through a parameter passed the receiver's root, under
+// an ok flag cleared when it unlocks itself: every return is covered.
+func (fs *store) lockedRecovery() error {
+	fs.mu.Lock()
+	unlocked := false
+	defer func(fs *store) {
+		if !unlocked {
+			fs.mu.Unlock()
+		}
+	}(fs)
+	if err := step(); err != nil {
+		return err
+	}
+	fs.n++
+	fs.mu.Unlock()
+	unlocked = true
+	return step()
+}
+
+// otherStore unlocks another store's lock through the parameter: fs.mu stays locked.
+func (fs *store) otherStore(other *store) error {
+	fs.mu.Lock()
+	defer func(fs *store) {
+		fs.mu.Unlock()
+	}(other)
+	if err := step(); err != nil {
+		return err // want `return may skip fs.mu.Unlock \(Lock at line 76\)`
+	}
+	fs.mu.Unlock()
+	return nil
 }

@@ -1,0 +1,237 @@
+package releasepath
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"slices"
+)
+
+// correlated prunes the edge of cond that contradicts what the path knows of a tracked bool
+// variable, and otherwise records the edge taken: a path that took the true edge of if
+// doLock takes it again at the next if doLock, so that if doLock { mu.Lock() } … if doLock {
+// mu.Unlock() } is one decision, and a path that set didOpen = true takes the true edge of if
+// didOpen { f.Close() }. The CFG has split && and || into one test per term, and prune has
+// taken off the negations, so cond is one term.
+func (w *walker) correlated(cond ast.Expr, edge bool, st *state) bool {
+	id, ok := cond.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	o := w.p.pass.TypesInfo.Uses[id]
+	if o == nil || !w.tracked(o) {
+		return false
+	}
+	if v, known := st.tested[o]; known {
+		return v != edge
+	}
+	st.tested[o] = edge
+	return false
+}
+
+// knownAtAcquisition records what the tests around the acquisition say of steady
+// variables: the acquisition in the body of if a && !b knows a true and b false, in the
+// else of if a || b both false. The search starts at the acquisition and never meets them.
+func (w *walker) knownAtAcquisition(st *state) {
+	var stack []ast.Node
+	var path []ast.Node // the acquisition's enclosing nodes, outermost first
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		if path != nil {
+			return false
+		}
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return false
+		}
+		if n == ast.Node(w.a.call) {
+			path = append(slices.Clone(stack), n)
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok || n.Pos() > w.a.call.Pos() || n.End() < w.a.call.End() {
+			return false // another function's, or not around the acquisition
+		}
+		stack = append(stack, n)
+		return true
+	})
+	for i, n := range path {
+		ifs, ok := n.(*ast.IfStmt)
+		if !ok || i+1 == len(path) {
+			continue
+		}
+		switch path[i+1] {
+		case ifs.Body:
+			w.terms(ifs.Cond, true, st)
+		case ifs.Else:
+			w.terms(ifs.Cond, false, st)
+		}
+	}
+}
+
+// terms records the values of the steady variables that cond being v settles.
+func (w *walker) terms(cond ast.Expr, v bool, st *state) {
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.UnaryExpr:
+		if c.Op == token.NOT {
+			w.terms(c.X, !v, st)
+		}
+	case *ast.BinaryExpr:
+		if (c.Op == token.LAND && v) || (c.Op == token.LOR && !v) {
+			w.terms(c.X, v, st)
+			w.terms(c.Y, v, st)
+		}
+	case *ast.Ident:
+		if o := w.p.pass.TypesInfo.Uses[c]; o != nil && w.steady(o) {
+			st.tested[o] = v
+		}
+	}
+}
+
+// assignedOnPath updates what the path knows of the tracked variables node n declares or
+// assigns: a constant sets the value, anything else forgets it (a path that goes around a
+// loop through doLock := … meets another value).
+func (w *walker) assignedOnPath(n ast.Node, st *state) {
+	w.tracked(nil) // computes the sets
+	if len(w.assigns[n]) == 0 {
+		return
+	}
+	info := w.p.pass.TypesInfo
+	set := func(o types.Object, rhs ast.Expr) {
+		if tv, ok := info.Types[rhs]; ok && tv.Value != nil && tv.Value.Kind() == constant.Bool {
+			st.tested[o] = constant.BoolVal(tv.Value)
+		} else {
+			delete(st.tested, o)
+		}
+	}
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		for i, l := range n.Lhs {
+			id, ok := ast.Unparen(l).(*ast.Ident)
+			if !ok {
+				continue
+			}
+			o := info.ObjectOf(id)
+			if !w.trackVars[o] {
+				continue
+			}
+			if len(n.Lhs) == len(n.Rhs) {
+				set(o, n.Rhs[i])
+			} else {
+				delete(st.tested, o) // ok, err := f()
+			}
+		}
+	case *ast.ValueSpec:
+		for i, id := range n.Names {
+			o := info.Defs[id]
+			switch {
+			case !w.trackVars[o]:
+			case len(n.Values) == 0:
+				st.tested[o] = false // var ok bool
+			case len(n.Values) == len(n.Names):
+				set(o, n.Values[i])
+			default:
+				delete(st.tested, o)
+			}
+		}
+	}
+}
+
+// tracked reports whether the search follows the value of o along a path: a bool parameter
+// or local of the function whose every change is an assignment or declaration the path
+// meets (assignedOnPath), so never address-taken, assigned in a function literal or a range
+// variable. A closure that assigns it changes it whenever it is called.
+func (w *walker) tracked(o types.Object) bool {
+	if w.trackVars == nil {
+		w.findTracked()
+	}
+	return w.trackVars[o]
+}
+
+// steady reports whether o is tracked and keeps the value it was declared with: only then do
+// the tests around the acquisition, which the search never meets, say what it holds there.
+func (w *walker) steady(o types.Object) bool {
+	return w.tracked(o) && !w.reassigned[o]
+}
+
+// findTracked computes tracked and steady for every bool variable of the function, and the
+// statements that declare or assign the tracked ones.
+func (w *walker) findTracked() {
+	info := w.p.pass.TypesInfo
+	w.trackVars = map[types.Object]bool{}
+	w.reassigned = map[types.Object]bool{}
+	w.assigns = map[ast.Node][]types.Object{}
+	isBoolVar := func(o types.Object) bool {
+		v, ok := o.(*types.Var)
+		return ok && isBool(v.Type())
+	}
+	var params *ast.FieldList
+	switch fn := w.fnNode.(type) {
+	case *ast.FuncDecl:
+		params = fn.Type.Params
+	case *ast.FuncLit:
+		params = fn.Type.Params
+	}
+	if params != nil {
+		for _, f := range params.List {
+			for _, id := range f.Names {
+				if o := info.Defs[id]; o != nil && isBoolVar(o) {
+					w.trackVars[o] = true
+				}
+			}
+		}
+	}
+	untracked := map[types.Object]bool{}
+	var lits int // depth of function literals
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			lits++
+			ast.Inspect(n.Body, visit)
+			lits--
+			return false
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				id, ok := ast.Unparen(l).(*ast.Ident)
+				if !ok {
+					continue
+				}
+				o := info.ObjectOf(id)
+				if o == nil || !isBoolVar(o) {
+					continue
+				}
+				switch {
+				case lits > 0:
+					untracked[o] = true
+				case info.Defs[id] == o:
+					w.trackVars[o] = true
+				default:
+					w.reassigned[o] = true
+				}
+				w.assigns[n] = append(w.assigns[n], o)
+			}
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				if o := info.Defs[id]; o != nil && isBoolVar(o) && lits == 0 {
+					w.trackVars[o] = true
+					w.assigns[n] = append(w.assigns[n], o)
+				}
+			}
+		case *ast.UnaryExpr:
+			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND {
+				untracked[info.ObjectOf(id)] = true
+			}
+		case *ast.RangeStmt:
+			for _, e := range []ast.Expr{n.Key, n.Value} {
+				if id, ok := e.(*ast.Ident); ok {
+					untracked[info.ObjectOf(id)] = true
+				}
+			}
+		}
+		return true
+	}
+	ast.Inspect(w.body, visit)
+	for o := range untracked {
+		delete(w.trackVars, o)
+	}
+}
