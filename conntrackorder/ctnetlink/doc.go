@@ -68,14 +68,14 @@
 // IPv4-only or IPv6-only node, with kube-proxy run for that family as a single-stack
 // kube-proxy runs it, and 0.055× on a dual-stack node; at a million entries 0.025-0.032×
 // single-stack and 0.055× dual-stack. Against a bare dump of the node's UDP entries from the
-// same table, in the same process, it took 0.96-1.05× at 220,000 entries and 1.08-1.09× at a
-// million on a single-stack node (1.01-1.09× dual-stack): the kernel's walk of the whole table
-// is most of both, and the Reconcile adds its judgment of each UDP entry, about 0.2 µs, and
-// its deletes. Not told, on a single-stack node it took about 1.5× that dump: it also read
-// the other family's empty table, which the kernel walks whole. It allocated 0.0001×
-// kube-proxy's bytes, and its resident memory did not grow where kube-proxy's grew by
-// 60-220 MB (410-1060 MB at a million entries). The module internal/kubeproxybench holds that
-// benchmark, its figures, the commands that take them, and the entries the two delete
+// same table, in the same process, it took 1.05-1.10× at 220,000 entries and 1.09-1.10× at a
+// million on a single-stack node (1.04-1.06× dual-stack): the kernel's walk of the whole
+// table is most of both, and the Reconcile adds its judgment of each UDP entry, about
+// 0.24 µs, and its deletes. Not told, on a single-stack node it took about 1.7× that dump:
+// it also read the other family's empty table, which the kernel walks whole. It allocated
+// 0.0001× kube-proxy's bytes, and its resident memory did not grow where kube-proxy's grew
+// by 60-220 MB (415-1060 MB at a million entries). The module internal/kubeproxybench holds
+// that benchmark, its figures, the commands that take them, and the entries the two delete
 // differently.
 //
 // # Kernel-side filtering

@@ -323,28 +323,29 @@ func TestSameDeletions(t *testing.T) {
 //
 // Against the bare UDP dump, the floor of any reader of the table, the ratio is taken in one
 // process: each operation of a ctnetlink side also times a bare dump of the node's families
-// from the same table (x-dump: the reconcile's time over the dump's, the dump first in half
-// the operations). Two processes cannot be compared to a few percent: each builds its own
-// table, and the kernel's walk of two tables of one spec differs by up to a third (the bare
-// dump in the five processes of ipv4-1M below: 313 to 401 ms, each the mean of 12 dumps).
-// Taken alone, with more operations: medians of 5 processes of 12 operations (load 0.8-1.3;
-// dual-stack and ctnetlink-untold: 3 processes, load 1.2-1.3, where ipv4-220k gave 1.05×):
+// from the same table, from the same collected heap (x-dump: the reconcile's time over the
+// dump's; the dump goes first in half the operations, last in the other half, after the
+// deleted entries are made again). Two processes cannot be compared to a few percent: each
+// builds its own table, and the kernel's walk of two tables of one spec differs by up to a
+// third (the bare dump in the five processes of ipv4-1M below: 307 to 416 ms, each the mean
+// of 12 dumps). Taken alone, with more operations: medians of 5 processes of 12 operations
+// (load 0.9-1.3), and of 3 for dual-stack and ctnetlink-untold (load 1.1-1.25), with the
+// least and most process:
 //
 //	SIDES=ctnetlink OPS=12 ./rounds.sh 5 ipv4-220k ipv6-220k ipv4-1M ipv6-1M
 //	SIDES="ctnetlink ctnetlink-untold" OPS=12 ./rounds.sh 3 dual-220k ipv4-220k dual-1M
 //
-//	ipv4-220k  0.96×      ipv4-1M  1.08×
-//	ipv6-220k  1.02×      ipv6-1M  1.09×
-//	dual-220k  1.09×      dual-1M  1.01×
-//	single-stack, every process: 1.05× (median)
+//	ipv4-220k  1.05× (0.92-1.10)     ipv4-1M  1.10× (1.10-1.13)
+//	ipv6-220k  1.05× (0.95-1.08)     ipv6-1M  1.09× (1.02-1.13)
+//	dual-220k  1.06× (1.05-1.07)     dual-1M  1.04× (1.03-1.10)
+//	ipv4-220k in the second command: 1.10× (1.07-1.10); ctnetlink-untold there: 1.72×
 //
-// A single process spreads about ±8% around these. What the reconcile adds to the dump is its
-// judgment of each UDP entry in user space, about 0.2 µs each (7% at 1M, where the table's
-// 100,000 UDP entries are read), and its deletes; the kernel's walk of the whole table is
-// most of either. Not told the node's families (ctnetlink-untold), the reconcile on a
-// single-stack node also dumps the other family, an empty table the kernel walks whole:
-// 1.53× the bare dump at ipv4-220k. Both kube-proxy releases parse every entry of the
-// family into a ConntrackFlow.
+// What the reconcile adds to the dump is its judgment of each UDP entry in user space, about
+// 0.24 µs each (ipv4-1M: 23 ms of user time for the 100,000 UDP entries read, 7% of the
+// dump), and a few percent more in the kernel, where its deletes are; the kernel's walk of
+// the whole table is most of either. Not told the node's families (ctnetlink-untold), the
+// reconcile on a single-stack node also dumps the other family, an empty table the kernel
+// walks whole. Both kube-proxy releases parse every entry of the family into a ConntrackFlow.
 //
 // A namespace a killed run left behind keeps its entries in the kernel's shared hash, which
 // every dump walks: delete it (ip netns list) before measuring.
@@ -364,7 +365,7 @@ func BenchmarkNodeTable(b *testing.B) {
 					for i := 0; i < b.N; i++ {
 						b.StopTimer()
 						require.NoError(b, bb.table.Insert(bb.missing...))
-						bb.missing = deleted
+						bb.missing = nil
 						// The paired dump goes first on even ops and last on odd ones: the
 						// second of two walks may find the hash's buckets still cached.
 						if side.paired && i%2 == 0 {
@@ -373,20 +374,24 @@ func BenchmarkNodeTable(b *testing.B) {
 						runtime.GC()
 						base := resetPeak(b)
 						user0, sys0 := cpuTime(b)
-						start := time.Now()
 						b.StartTimer()
+						start := time.Now()
 						require.NoError(b, side.run(bb))
-						b.StopTimer()
 						ran += time.Since(start)
+						b.StopTimer()
 						user1, sys1 := cpuTime(b)
-						if side.paired && i%2 == 1 {
-							dumped += bb.timedDump(b)
-						}
 						user, sys = user+user1-user0, sys+sys1-sys0
 						peak = max(peak, (float64(hwm(b))-float64(base))/(1<<20))
+						bb.missing = deleted
 						n, err := bb.table.Len()
 						require.NoError(b, err)
 						require.Equal(b, want, n, "entries left after %s", side.name)
+						if side.paired && i%2 == 1 {
+							// The table the even ops' dump reads: the deleted entries made again.
+							require.NoError(b, bb.table.Insert(bb.missing...))
+							bb.missing = nil
+							dumped += bb.timedDump(b)
+						}
 						b.StartTimer()
 					}
 					b.ReportMetric(float64(len(bb.nt.Flows)), "entries")

@@ -17,7 +17,8 @@
 # runs once a process). A ctnetlink side times a bare dump of the same table beside each of
 # its operations, first in half of them and last in the other half.
 #
-# The raw benchmark output stays in $OUT (a new temporary directory by default).
+# The raw benchmark output stays in $OUT (a new temporary directory by default);
+# OUT=dir ./rounds.sh 0 prints its figures again.
 set -eu
 cd "$(dirname "$0")"
 rounds=${1:-3}
@@ -25,6 +26,10 @@ rounds=${1:-3}
 tables=${*:-ipv4-220k ipv6-220k dual-220k}
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
+[ "$rounds" -gt 0 ] && : >"$out/results.txt" # 0 rounds: print an earlier run's figures again
+case ${OPS:-4} in
+*[!0-9]* | *[13579]) echo "rounds.sh: OPS must be even, so that the paired dump goes first in half the operations" >&2; exit 2 ;;
+esac
 
 # Room in the kernel's table for the largest one. The hash size is set per table, as on a node
 # sized for it, since the kernel's walk of the table for a dump costs its buckets as well as its
@@ -62,7 +67,7 @@ while [ "$r" -lt "$rounds" ]; do
 done
 
 # Each line of results.txt: table side iterations ns/op ns/op <value unit>...
-awk '
+awk -v rounds="$rounds" '
 function median(key,   n, i, j, v, t) {
 	n = split(vals[key], v, " ")
 	for (i = 2; i <= n; i++)
@@ -89,28 +94,24 @@ END {
 	}
 	print ""
 	print "ctnetlink against a bare UDP dump of the same table in the same process, op by op"
-	print "(x-dump: the reconcile'"'"'s time over the dump'"'"'s; medians over the rounds):"
+	print "(x-dump: the reconcile'"'"'s time over the dump'"'"'s; median, least and most over the processes):"
 	for (i = 1; i <= nk; i++) {
 		split(order[i], kk, SUBSEP)
 		if (!((order[i] SUBSEP "x-dump") in vals)) continue
-		printf "%-12s %-17s %6.3fx  (dump %.0f ms)\n", kk[1], kk[2], median(order[i] SUBSEP "x-dump"), median(order[i] SUBSEP "dump-ms/op")
-		pooled[kk[2]] = pooled[kk[2]] vals[order[i] SUBSEP "x-dump"]
-	}
-	for (side in pooled) {
-		vals["pooled" SUBSEP side] = pooled[side]
-		printf "%-12s %-17s %6.3fx  (the median of every process of the tables above)\n", "all", side, median("pooled" SUBSEP side)
+		n = split(vals[order[i] SUBSEP "x-dump"], v, " ")
+		lo = hi = v[1] + 0
+		for (j = 2; j <= n; j++) { if (v[j] + 0 < lo) lo = v[j] + 0; if (v[j] + 0 > hi) hi = v[j] + 0 }
+		printf "%-12s %-17s %6.3fx  (%.3f-%.3f, %d processes; dump %.0f ms)\n", kk[1], kk[2], median(order[i] SUBSEP "x-dump"), lo, hi, n, median(order[i] SUBSEP "dump-ms/op")
+		if (n < rounds) printf "rounds.sh: %s %s ran in %d of %d rounds\n", kk[1], kk[2], n, rounds > "/dev/stderr"
 	}
 	print ""
-	print "ratios of the median wall times, each side in processes of its own:"
+	print "ratios of the median wall times to kube-proxy'"'"'s, each side in processes of its own:"
 	for (i = 1; i <= nk; i++) {
 		split(order[i], kk, SUBSEP)
 		if (kk[2] != "ctnetlink") continue
 		t = kk[1]; c = wall[order[i]]
-		if (!((t SUBSEP "bare-dump-udp") in wall) || !((t SUBSEP "ctnetlink-untold") in wall) ||
-			!((t SUBSEP "kube-proxy-v1.34") in wall) || !((t SUBSEP "kube-proxy-v1.37") in wall)) continue
-		printf "%-12s ctnetlink / bare-dump-udp %.3fx, / kube-proxy v1.34 %.3fx, / v1.37 %.3fx; untold / bare-dump-udp %.3fx; bare-dump-udp / kube-proxy v1.34 %.3fx\n", t,
-			c / wall[t SUBSEP "bare-dump-udp"], c / wall[t SUBSEP "kube-proxy-v1.34"], c / wall[t SUBSEP "kube-proxy-v1.37"],
-			wall[t SUBSEP "ctnetlink-untold"] / wall[t SUBSEP "bare-dump-udp"], wall[t SUBSEP "bare-dump-udp"] / wall[t SUBSEP "kube-proxy-v1.34"]
+		if (!((t SUBSEP "kube-proxy-v1.34") in wall) || !((t SUBSEP "kube-proxy-v1.37") in wall)) continue
+		printf "%-12s ctnetlink / kube-proxy v1.34 %.3fx, / v1.37 %.3fx\n", t, c / wall[t SUBSEP "kube-proxy-v1.34"], c / wall[t SUBSEP "kube-proxy-v1.37"]
 	}
 }' "$out/results.txt"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg); raw output in $out" >&2
