@@ -29,6 +29,8 @@ type acquisition struct {
 	// receiver's root it is passed (fs in defer func(fs *T) { fs.mu.Unlock() }(fs)), by
 	// objID, so that the literal's fs.mu is the acquisition's (paramRelease).
 	recvAlias map[string]string
+	// litArgs names what each such parameter was passed, for messages.
+	litArgs   map[types.Object]string
 	errObj    types.Object            // the variable the acquisition's error went into
 	values    map[types.Object]bool   // the acquired values (not basic-typed, unless a release takes them)
 	basic     map[types.Object]bool   // the basic-typed results (ip from HoldAddress), see stringHandOff

@@ -12,8 +12,8 @@ import (
 // variable, and otherwise records the edge taken: a path that took the true edge of if
 // doLock takes it again at the next if doLock, so that if doLock { mu.Lock() } … if doLock {
 // mu.Unlock() } is one decision, and a path that set didOpen = true takes the true edge of if
-// didOpen { f.Close() }. The CFG has split && and || into one test per term, and prune has
-// taken off the negations, so cond is one term.
+// didOpen { f.Close() }. prune has taken off the negations and split the edges of && and ||
+// that settle each term, so cond is one term.
 func (w *walker) correlated(cond ast.Expr, edge bool, st *state) bool {
 	id, ok := cond.(*ast.Ident)
 	if !ok {
@@ -28,6 +28,37 @@ func (w *walker) correlated(cond ast.Expr, edge bool, st *state) bool {
 	}
 	st.tested[o] = edge
 	return false
+}
+
+// settled evaluates cond from what the path knows of tracked variables, and reports whether
+// it could: a && b is false once either term is, true once both are.
+func (w *walker) settled(cond ast.Expr, st *state) (v, known bool) {
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.UnaryExpr:
+		if c.Op == token.NOT {
+			v, known = w.settled(c.X, st)
+			return !v, known
+		}
+	case *ast.BinaryExpr:
+		if c.Op != token.LAND && c.Op != token.LOR {
+			return false, false
+		}
+		x, xk := w.settled(c.X, st)
+		y, yk := w.settled(c.Y, st)
+		short := c.Op == token.LOR // the value that decides alone: true for ||, false for &&
+		switch {
+		case (xk && x == short) || (yk && y == short):
+			return short, true
+		case xk && yk:
+			return !short, true
+		}
+	case *ast.Ident:
+		if o := w.p.pass.TypesInfo.Uses[c]; o != nil && w.tracked(o) {
+			v, known = st.tested[o]
+			return v, known
+		}
+	}
+	return false, false
 }
 
 // knownAtAcquisition records what the tests around the acquisition say of steady
@@ -220,6 +251,14 @@ func (w *walker) findTracked() {
 		case *ast.UnaryExpr:
 			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND {
 				untracked[info.ObjectOf(id)] = true
+			}
+		case *ast.SelectorExpr:
+			// A method of a named bool type with a pointer receiver takes the address
+			// implicitly: held.clear() is (&held).clear().
+			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
+				if sel, ok := info.Selections[n]; ok && sel.Kind() != types.FieldVal {
+					untracked[info.ObjectOf(id)] = true
+				}
 			}
 		case *ast.RangeStmt:
 			for _, e := range []ast.Expr{n.Key, n.Value} {

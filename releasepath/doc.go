@@ -65,9 +65,10 @@
 //     nil { … }, if owned { … }, if mu.TryLock() { … }.
 //   - correlated: the edge of a test of a bool variable that the path has settled. The
 //     search follows a parameter or local whose every change is a declaration or assignment
-//     on the path (never address-taken, assigned in a function literal or a range
-//     variable): a constant sets its value, a test takes the edge that an earlier test of it
-//     on the path took, anything else forgets it. if doLock { mu.Lock() } … if doLock {
+//     on the path (never address-taken, also by a pointer method, assigned in a function
+//     literal or a range variable): a constant sets its value, a test takes the edge that an
+//     earlier test of it on the path took (the true edge of a && b settles both terms),
+//     anything else forgets it; past the states a block keeps, a path goes on without it. if doLock { mu.Lock() } … if doLock {
 //     mu.Unlock() } is one decision, and so is didOpen = true after an open with if didOpen
 //     { f.Close() }. The tests around the acquisition settle a variable never assigned after
 //     its declaration.
@@ -86,7 +87,8 @@
 //     not count: defer func() { if verbose { f.Close() } }().
 //   - paramrelease: a release through the parameter of a literal called where it is
 //     written: defer func(f *os.File) { f.Close() }(x), and the receiver's lock through a
-//     parameter passed its root: defer func(fs *T) { fs.mu.Unlock() }(fs).
+//     parameter passed its root: defer func(fs *T) { fs.mu.Unlock() }(fs). A parameter the
+//     literal assigns releases another value.
 //   - wrapper: a function of the same package that releases its argument or receiver:
 //     defer closeQuietly(f).
 //   - handoff: returning the value or a closure that releases it, storing it in a field,
@@ -99,8 +101,9 @@
 //     value is the resource for these rules, a string as much as a pointer.
 //   - errorevidence: a rollback, or a pair undone on error returns, is reported only at a
 //     return whose error is known non-nil on the path: the variable on the true edge of
-//     err != nil, errors.New, fmt.Errorf, a package's error variable (io.EOF, ErrNotFound),
-//     a composite literal, or a call passed such an error (wrap(err, "…")). return f() and
+//     err != nil (also of err != nil && retry), errors.New, fmt.Errorf, a package's error
+//     variable (io.EOF, ErrNotFound), a composite literal, or a call passed such an error
+//     (wrap(err, "…"), also assigned back: err = fmt.Errorf("…: %w", err)). return f() and
 //     an error no test on the path settled may be the success path, which keeps what it
 //     created.
 //   - valuewitherror: a value returned with an error that is non-nil on that path (err on

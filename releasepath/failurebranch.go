@@ -14,6 +14,17 @@ func (w *walker) prune(cond ast.Expr, edge bool, st *state) bool {
 	if c, ok := cond.(*ast.UnaryExpr); ok && c.Op == token.NOT {
 		return w.prune(c.X, !edge, st)
 	}
+	// The CFG keeps a && b as one test. Its true edge is the true edge of both terms, and
+	// what either settles holds there (err != nil && !retry: err is non-nil); so is the
+	// false edge of a || b. The other edges settle no term alone, but one the path has
+	// settled both terms of cannot be taken.
+	if c, ok := cond.(*ast.BinaryExpr); ok && (c.Op == token.LAND || c.Op == token.LOR) {
+		if edge == (c.Op == token.LAND) {
+			return w.prune(c.X, edge, st) || w.prune(c.Y, edge, st)
+		}
+		v, known := w.settled(cond, st)
+		return known && v != edge
+	}
 	if w.correlated(cond, edge, st) || w.failureBranch(cond, edge, st) || w.nilGuard(cond, edge) {
 		return true
 	}

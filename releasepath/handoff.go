@@ -127,8 +127,14 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 			if o == w.a.errObj {
 				st.errLive = false
 			}
+			// err = fmt.Errorf("…: %w", err) keeps err non-nil: decided before err's
+			// evidence is dropped, since the value may name err itself.
+			nonNil := r != nil && isError(o.Type()) && w.nonNilError(r, st)
 			st.nilErr = remove(st.nilErr, o)
 			st.errSet = remove(st.errSet, o)
+			if nonNil {
+				st.errSet = append(st.errSet, o)
+			}
 			if r != nil {
 				w.setFlag(info, l, r, st)
 			}

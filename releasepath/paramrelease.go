@@ -2,7 +2,9 @@ package releasepath
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
+	"strings"
 )
 
 // paramRelease makes the parameters of a function literal called where it is written
@@ -12,6 +14,7 @@ import (
 func (p *pkgChecker) paramRelease(a *acquisition, body *ast.BlockStmt) {
 	info := p.pass.TypesInfo
 	recvRoot := rootObj(info, receiver(info, a.call))
+	a.litArgs = map[types.Object]string{}
 	ast.Inspect(body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
@@ -33,12 +36,17 @@ func (p *pkgChecker) paramRelease(a *acquisition, body *ast.BlockStmt) {
 		if len(params) != len(call.Args) {
 			return true
 		}
+		changed := assignedIn(info, lit.Body)
 		for i, arg := range call.Args {
-			if id, ok := ast.Unparen(arg).(*ast.Ident); ok && recvRoot != nil && params[i] != nil && info.Uses[id] == recvRoot {
+			if params[i] == nil || changed[params[i]] {
+				continue // x = other inside the literal: its release is another value's
+			}
+			if id, ok := ast.Unparen(arg).(*ast.Ident); ok && recvRoot != nil && info.Uses[id] == recvRoot {
 				if a.recvAlias == nil {
 					a.recvAlias = map[string]string{}
 				}
 				a.recvAlias[objID(params[i])] = objID(recvRoot)
+				a.litArgs[params[i]] = id.Name
 			}
 			if o := rootObj(info, arg); o != nil && params[i] != nil {
 				if id, ok := ast.Unparen(arg).(*ast.Ident); ok && (a.values[o] || a.basic[o]) && info.Uses[id] == o {
@@ -47,9 +55,52 @@ func (p *pkgChecker) paramRelease(a *acquisition, body *ast.BlockStmt) {
 					} else {
 						a.basic[params[i]] = true
 					}
+					a.litArgs[params[i]] = id.Name
 				}
 			}
 		}
 		return true
 	})
+}
+
+// assignedIn returns the variables body assigns or takes the address of.
+func assignedIn(info *types.Info, body *ast.BlockStmt) map[types.Object]bool {
+	out := map[types.Object]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		var targets []ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			targets = n.Lhs
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				targets = []ast.Expr{n.X}
+			}
+		case *ast.IncDecStmt:
+			targets = []ast.Expr{n.X}
+		}
+		for _, t := range targets {
+			if id, ok := ast.Unparen(t).(*ast.Ident); ok {
+				if o := info.Uses[id]; o != nil {
+					out[o] = true
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// outerText names a release made through a literal's parameter by the value the literal was
+// passed: s.mu.Unlock, not x.mu.Unlock, whose x is out of scope at the return.
+func (a *acquisition) outerText(info *types.Info, r *releaseCall) string {
+	recv := receiver(info, r.call)
+	if recv == nil {
+		return r.text
+	}
+	root := rootObj(info, recv)
+	name, ok := a.litArgs[root]
+	if !ok {
+		return r.text
+	}
+	return name + strings.TrimPrefix(r.text, root.Name())
 }

@@ -240,8 +240,21 @@ func (w *walker) visit(b *cfg.Block, st state) {
 		m = map[string]bool{}
 		w.seen[b] = m
 	}
-	if m[k] || len(m) >= maxStatesPerBlock {
+	if m[k] {
 		return
+	}
+	if len(m) >= maxStatesPerBlock {
+		// Over the bound, a path goes on without what it knows of tracked variables
+		// rather than not at all: each test it recorded multiplies the states, and a
+		// return only the last of them reaches must still be searched.
+		if len(st.tested) == 0 || len(m) >= 2*maxStatesPerBlock {
+			return
+		}
+		st = st.clone()
+		st.tested = map[types.Object]bool{}
+		if k = st.key(); m[k] {
+			return
+		}
 	}
 	m[k] = true
 	w.block(b, 0, st)
@@ -432,7 +445,8 @@ func (w *walker) releaseText() (string, *releaseCall) {
 		return w.a.relText, nil
 	}
 	if len(w.a.releases) > 0 {
-		return w.a.releases[0].text, w.a.releases[0]
+		r := w.a.releases[0]
+		return w.a.outerText(w.p.pass.TypesInfo, r), r
 	}
 	r := w.a.pair.releases[0]
 	short := r[strings.LastIndex(r, "/")+1:]
