@@ -65,29 +65,10 @@ func (w *walker) settled(cond ast.Expr, st *state) (v, known bool) {
 // variables: the acquisition in the body of if a && !b knows a true and b false, in the
 // else of if a || b both false. The search starts at the acquisition and never meets them.
 func (w *walker) knownAtAcquisition(st *state) {
-	var stack []ast.Node
-	var path []ast.Node // the acquisition's enclosing nodes, outermost first
-	ast.Inspect(w.body, func(n ast.Node) bool {
-		if path != nil {
-			return false
-		}
-		if n == nil {
-			stack = stack[:len(stack)-1]
-			return false
-		}
-		if n == ast.Node(w.a.call) {
-			path = append(slices.Clone(stack), n)
-			return false
-		}
-		if _, ok := n.(*ast.FuncLit); ok || n.Pos() > w.a.call.Pos() || n.End() < w.a.call.End() {
-			return false // another function's, or not around the acquisition
-		}
-		stack = append(stack, n)
-		return true
-	})
-	for i, n := range path {
+	path := append(slices.Clone(w.a.stmtStack), ast.Node(w.a.call)) // outermost first
+	for i, n := range path[:len(path)-1] {
 		ifs, ok := n.(*ast.IfStmt)
-		if !ok || i+1 == len(path) {
+		if !ok {
 			continue
 		}
 		switch path[i+1] {
@@ -122,8 +103,7 @@ func (w *walker) terms(cond ast.Expr, v bool, st *state) {
 // assigns: a constant sets the value, anything else forgets it (a path that goes around a
 // loop through doLock := … meets another value).
 func (w *walker) assignedOnPath(n ast.Node, st *state) {
-	w.tracked(nil) // computes the sets
-	if len(w.assigns[n]) == 0 {
+	if len(w.vars.assigns[n]) == 0 {
 		return
 	}
 	info := w.p.pass.TypesInfo
@@ -142,7 +122,7 @@ func (w *walker) assignedOnPath(n ast.Node, st *state) {
 				continue
 			}
 			o := info.ObjectOf(id)
-			if !w.trackVars[o] {
+			if !w.vars.tracked[o] {
 				continue
 			}
 			if len(n.Lhs) == len(n.Rhs) {
@@ -155,7 +135,7 @@ func (w *walker) assignedOnPath(n ast.Node, st *state) {
 		for i, id := range n.Names {
 			o := info.Defs[id]
 			switch {
-			case !w.trackVars[o]:
+			case !w.vars.tracked[o]:
 			case len(n.Values) == 0:
 				st.tested[o] = false // var ok bool
 			case len(n.Values) == len(n.Names):
@@ -167,36 +147,42 @@ func (w *walker) assignedOnPath(n ast.Node, st *state) {
 	}
 }
 
+// boolVars is what correlated needs of one function's bool variables, computed once per
+// function for the searches of all its acquisitions.
+type boolVars struct {
+	// tracked are the variables whose values a search follows, reassigned those assigned
+	// after their declaration, and assigns the statements that declare or assign them.
+	tracked    map[types.Object]bool
+	reassigned map[types.Object]bool
+	assigns    map[ast.Node][]types.Object
+}
+
 // tracked reports whether the search follows the value of o along a path: a bool parameter
 // or local of the function whose every change is an assignment or declaration the path
-// meets (assignedOnPath), so never address-taken, assigned in a function literal or a range
-// variable. A closure that assigns it changes it whenever it is called.
-func (w *walker) tracked(o types.Object) bool {
-	if w.trackVars == nil {
-		w.findTracked()
-	}
-	return w.trackVars[o]
-}
+// meets (assignedOnPath), so never address-taken (also by a pointer method), assigned in a
+// function literal or a range variable. A closure that assigns it changes it whenever it is
+// called.
+func (w *walker) tracked(o types.Object) bool { return w.vars.tracked[o] }
 
 // steady reports whether o is tracked and keeps the value it was declared with: only then do
 // the tests around the acquisition, which the search never meets, say what it holds there.
 func (w *walker) steady(o types.Object) bool {
-	return w.tracked(o) && !w.reassigned[o]
+	return w.vars.tracked[o] && !w.vars.reassigned[o]
 }
 
-// findTracked computes tracked and steady for every bool variable of the function, and the
-// statements that declare or assign the tracked ones.
-func (w *walker) findTracked() {
-	info := w.p.pass.TypesInfo
-	w.trackVars = map[types.Object]bool{}
-	w.reassigned = map[types.Object]bool{}
-	w.assigns = map[ast.Node][]types.Object{}
+// boolVarsOf computes boolVars for the function fnNode with body, once.
+func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars {
+	if v, ok := p.bools[fnNode]; ok {
+		return v
+	}
+	info := p.pass.TypesInfo
+	v := &boolVars{tracked: map[types.Object]bool{}, reassigned: map[types.Object]bool{}, assigns: map[ast.Node][]types.Object{}}
 	isBoolVar := func(o types.Object) bool {
 		v, ok := o.(*types.Var)
 		return ok && isBool(v.Type())
 	}
 	var params *ast.FieldList
-	switch fn := w.fnNode.(type) {
+	switch fn := fnNode.(type) {
 	case *ast.FuncDecl:
 		params = fn.Type.Params
 	case *ast.FuncLit:
@@ -206,7 +192,7 @@ func (w *walker) findTracked() {
 		for _, f := range params.List {
 			for _, id := range f.Names {
 				if o := info.Defs[id]; o != nil && isBoolVar(o) {
-					w.trackVars[o] = true
+					v.tracked[o] = true
 				}
 			}
 		}
@@ -235,17 +221,17 @@ func (w *walker) findTracked() {
 				case lits > 0:
 					untracked[o] = true
 				case info.Defs[id] == o:
-					w.trackVars[o] = true
+					v.tracked[o] = true
 				default:
-					w.reassigned[o] = true
+					v.reassigned[o] = true
 				}
-				w.assigns[n] = append(w.assigns[n], o)
+				v.assigns[n] = append(v.assigns[n], o)
 			}
 		case *ast.ValueSpec:
 			for _, id := range n.Names {
 				if o := info.Defs[id]; o != nil && isBoolVar(o) && lits == 0 {
-					w.trackVars[o] = true
-					w.assigns[n] = append(w.assigns[n], o)
+					v.tracked[o] = true
+					v.assigns[n] = append(v.assigns[n], o)
 				}
 			}
 		case *ast.UnaryExpr:
@@ -269,8 +255,13 @@ func (w *walker) findTracked() {
 		}
 		return true
 	}
-	ast.Inspect(w.body, visit)
+	ast.Inspect(body, visit)
 	for o := range untracked {
-		delete(w.trackVars, o)
+		delete(v.tracked, o)
 	}
+	if p.bools == nil {
+		p.bools = map[ast.Node]*boolVars{}
+	}
+	p.bools[fnNode] = v
+	return v
 }

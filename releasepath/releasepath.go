@@ -188,6 +188,7 @@ type pkgChecker struct {
 
 	decls    map[*types.Func]*ast.FuncDecl // this package's functions, for release wrappers
 	wrappers map[*types.Func]*wrapperInfo
+	bools    map[ast.Node]*boolVars           // each function's bool variables, for correlated
 	comments map[*token.File]map[int][]string // line → comment texts
 }
 

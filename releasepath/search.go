@@ -94,12 +94,7 @@ type walker struct {
 	caseTag   map[ast.Expr]ast.Expr // a case value of a switch with a tag → the tag
 	handed    bool                  // some path hands the resource on
 	flagCache map[types.Object]bool
-	// trackVars are the bool variables whose values the search follows, reassigned those
-	// assigned after their declaration, and assigns the statements that declare or assign
-	// them (correlated.go).
-	trackVars  map[types.Object]bool
-	reassigned map[types.Object]bool
-	assigns    map[ast.Node][]types.Object
+	vars      *boolVars // the function's bool variables (correlated.go)
 }
 
 // A leak is a return the acquisition can reach unreleased.
@@ -118,6 +113,7 @@ func (w *walker) run() {
 		w.rels[r.call] = true
 	}
 	w.seen = map[*cfg.Block]map[string]bool{}
+	w.vars = w.p.boolVarsOf(w.fnNode, w.body)
 	w.caseTag = map[ast.Expr]ast.Expr{}
 	ast.Inspect(w.body, func(n ast.Node) bool {
 		if sw, ok := n.(*ast.SwitchStmt); ok && sw.Tag != nil {
