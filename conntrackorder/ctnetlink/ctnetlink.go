@@ -36,6 +36,8 @@ type Flusher struct {
 	// unfiltered is set once the kernel refused a dump's protocol filter, so that later
 	// dumps do not ask again; tests set it to exercise the path of a kernel that ignores it.
 	unfiltered bool
+	// verdicts is the memory of judge.stale, kept between passes only for its storage.
+	verdicts map[verdictKey]bool
 	// judged counts the entries the latest Flush or Reconcile read, for tests to see what
 	// the kernel filtered.
 	judged int
@@ -179,6 +181,11 @@ func (f *Flusher) pass(ctx context.Context, fam family, filter []byte, idx *inde
 	if err != nil {
 		return 0, err
 	}
+	if f.verdicts == nil {
+		f.verdicts = make(map[verdictKey]bool)
+	}
+	clear(f.verdicts) // the verdicts of the last pass, made with its own plan and state
+	j := &judge{idx: idx, desired: desired, onNode: fam.node, verdicts: f.verdicts}
 	deleted := func(n int, err error) {
 		failed += n
 		if deleteErr == nil {
@@ -209,13 +216,7 @@ func (f *Flusher) pass(ctx context.Context, fam family, filter []byte, idx *inde
 			unreadable++
 			return
 		}
-		fl := e.flow()
-		// The desired state decides the flows to its service IPs and ports: a filter for
-		// a NodePort a deleted service had selects every flow to that port number, also
-		// the healthy flows to another service's IP and port of the same number, NATed
-		// to its serving endpoints, and those must stay. Keeps is asked only of the few
-		// entries a filter matches.
-		if !desired.Contradicts(fl) && (!idx.match(e, fam.node) || desired.Keeps(fl)) {
+		if !j.stale(e) {
 			return
 		}
 		// Delete on the second socket while the first is still being read, as conntrack(8)

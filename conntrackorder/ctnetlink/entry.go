@@ -43,8 +43,10 @@ func (e ctEntry) flow() conntrackorder.Flow {
 
 // parseEntry reads one message of a conntrack table dump: msg is the netlink payload, a
 // struct nfgenmsg and then the entry's attributes (include/uapi/linux/netfilter/
-// nfnetlink_conntrack.h). It reads only the two tuples and the status, without allocating, and reports false
-// when either tuple lacks its addresses or protocol, or an attribute runs past the message.
+// nfnetlink_conntrack.h). It reads only the two tuples and the status, without allocating, and
+// stops when it has them: the kernel sends them first (ctnetlink_fill_info), and nothing after
+// them decides a verdict. It reports false when either tuple lacks its addresses or protocol,
+// or an attribute it reads runs past the message.
 //
 // It reads ports for every protocol that has them, SCTP included, unlike netlink v1.3.1's
 // parser; an entry without ports (ICMP, GRE) gets port 0.
@@ -53,13 +55,12 @@ func parseEntry(msg []byte) (ctEntry, bool) {
 		return ctEntry{}, false
 	}
 	var (
-		e          ctEntry
-		gotO, gotR bool
-		protoR     uint8
-		status     uint32
+		orig, reply           tuple
+		gotO, gotR, gotStatus bool
+		status                uint32
 	)
 	attrs := msg[nl.SizeofNfgenmsg:]
-	for len(attrs) > 0 {
+	for len(attrs) > 0 && !(gotO && gotR && gotStatus) {
 		typ, val, rest, ok := nextAttr(attrs)
 		if !ok {
 			return ctEntry{}, false
@@ -67,19 +68,27 @@ func parseEntry(msg []byte) (ctEntry, bool) {
 		attrs = rest
 		switch typ {
 		case nl.CTA_TUPLE_ORIG:
-			e.proto, _, e.origDst, gotO = parseTuple(val)
+			orig, gotO = parseTuple(val)
 		case nl.CTA_TUPLE_REPLY:
-			protoR, e.replySrc, _, gotR = parseTuple(val)
+			reply, gotR = parseTuple(val)
 		case nl.CTA_STATUS:
 			// A 32-bit value in network byte order. An entry without it (the kernel always
 			// sends it) counts as not DNATed, as conntrack(8) --dst-nat treats it.
+			gotStatus = true
 			if len(val) == 4 {
 				status = binary.BigEndian.Uint32(val)
 			}
 		}
 	}
-	if !gotO || !gotR || protoR != e.proto || e.origDst.Addr().Is4() != e.replySrc.Addr().Is4() {
+	if !gotO || !gotR || orig.proto != reply.proto || len(orig.dst) != len(reply.src) {
 		return ctEntry{}, false
+	}
+	// Only the original destination and the reply source are made addresses: the other two
+	// are never judged.
+	e := ctEntry{
+		proto:    orig.proto,
+		origDst:  netip.AddrPortFrom(addrOf(orig.dst), orig.dport),
+		replySrc: netip.AddrPortFrom(addrOf(reply.src), reply.sport),
 	}
 	// A flow a DNAT rule rewrote has IPS_DST_NAT. An entry created over netlink with its
 	// NATed reply tuple given (conntrack -I -r ... --dst-nat) has only IPS_DST_NAT_DONE, since
@@ -91,65 +100,69 @@ func parseEntry(msg []byte) (ctEntry, bool) {
 	return e, true
 }
 
+// tuple is a CTA_TUPLE_ORIG or CTA_TUPLE_REPLY attribute as parseTuple reads it: the
+// addresses are still in the message, 4 or 16 bytes long.
+type tuple struct {
+	proto        uint8
+	src, dst     []byte
+	sport, dport uint16
+}
+
 // parseTuple reads a CTA_TUPLE_ORIG or CTA_TUPLE_REPLY attribute's value. ok is false unless
 // it holds a protocol number and a source and destination address of one family.
-func parseTuple(b []byte) (proto uint8, src, dst netip.AddrPort, ok bool) {
-	var srcIP, dstIP netip.Addr
-	var sport, dport uint16
+func parseTuple(b []byte) (t tuple, ok bool) {
 	gotProto := false
 	for len(b) > 0 {
 		typ, val, rest, good := nextAttr(b)
 		if !good {
-			return 0, src, dst, false
+			return tuple{}, false
 		}
 		b = rest
 		switch typ {
 		case nl.CTA_TUPLE_IP:
 			for len(val) > 0 {
-				t, v, r, good := nextAttr(val)
+				a, v, r, good := nextAttr(val)
 				if !good {
-					return 0, src, dst, false
+					return tuple{}, false
 				}
 				val = r
 				switch {
-				case (t == nl.CTA_IP_V4_SRC || t == nl.CTA_IP_V4_DST) && len(v) == 4:
-					a := netip.AddrFrom4([4]byte(v))
-					if t == nl.CTA_IP_V4_SRC {
-						srcIP = a
-					} else {
-						dstIP = a
-					}
-				case (t == nl.CTA_IP_V6_SRC || t == nl.CTA_IP_V6_DST) && len(v) == 16:
-					a := netip.AddrFrom16([16]byte(v))
-					if t == nl.CTA_IP_V6_SRC {
-						srcIP = a
-					} else {
-						dstIP = a
-					}
+				case a == nl.CTA_IP_V4_SRC && len(v) == 4, a == nl.CTA_IP_V6_SRC && len(v) == 16:
+					t.src = v
+				case a == nl.CTA_IP_V4_DST && len(v) == 4, a == nl.CTA_IP_V6_DST && len(v) == 16:
+					t.dst = v
 				}
 			}
 		case nl.CTA_TUPLE_PROTO:
 			for len(val) > 0 {
-				t, v, r, good := nextAttr(val)
+				a, v, r, good := nextAttr(val)
 				if !good {
-					return 0, src, dst, false
+					return tuple{}, false
 				}
 				val = r
 				switch {
-				case t == nl.CTA_PROTO_NUM && len(v) == 1:
-					proto, gotProto = v[0], true
-				case t == nl.CTA_PROTO_SRC_PORT && len(v) == 2:
-					sport = binary.BigEndian.Uint16(v) // network byte order
-				case t == nl.CTA_PROTO_DST_PORT && len(v) == 2:
-					dport = binary.BigEndian.Uint16(v)
+				case a == nl.CTA_PROTO_NUM && len(v) == 1:
+					t.proto, gotProto = v[0], true
+				case a == nl.CTA_PROTO_SRC_PORT && len(v) == 2:
+					t.sport = binary.BigEndian.Uint16(v) // network byte order
+				case a == nl.CTA_PROTO_DST_PORT && len(v) == 2:
+					t.dport = binary.BigEndian.Uint16(v)
 				}
 			}
 		}
 	}
-	if !gotProto || !srcIP.IsValid() || !dstIP.IsValid() || srcIP.Is4() != dstIP.Is4() {
-		return 0, src, dst, false
+	if !gotProto || t.src == nil || t.dst == nil || len(t.src) != len(t.dst) {
+		return tuple{}, false
 	}
-	return proto, netip.AddrPortFrom(srcIP, sport), netip.AddrPortFrom(dstIP, dport), true
+	return t, true
+}
+
+// addrOf makes an address of 4 or 16 bytes of a tuple.
+func addrOf(b []byte) netip.Addr {
+	if len(b) == 4 {
+		return netip.AddrFrom4([4]byte(b))
+	}
+	return netip.AddrFrom16([16]byte(b))
 }
 
 // nextAttr splits the first netlink attribute off b: its type without the nested and

@@ -6,6 +6,10 @@ import (
 	"encoding/binary"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -356,13 +360,36 @@ func newFlusherIn(tb testing.TB, ns *netnstest.Namespace) *Flusher {
 	return f
 }
 
-// BenchmarkParseEntry measures reading one dump message: no allocation.
+// BenchmarkParseEntry measures reading one dump message, a real kernel's (the seed corpus of
+// FuzzParseEntry: UDP, TCP and SCTP, IPv4 and IPv6, with the attributes a kernel sends after
+// the tuples): no allocation.
 func BenchmarkParseEntry(b *testing.B) {
-	msg := encodeEntry(udpEntry(ap(svc6, 80), ap(ep6, 8080)))
+	msgs := kernelMessages(b)
 	b.ReportAllocs()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, ok := parseEntry(msg); !ok {
+		if _, ok := parseEntry(msgs[i%len(msgs)]); !ok {
 			b.Fatal("unreadable")
 		}
 	}
+}
+
+// kernelMessages returns the real kernel's dump messages of FuzzParseEntry's seed corpus.
+func kernelMessages(tb testing.TB) [][]byte {
+	tb.Helper()
+	files, err := filepath.Glob("testdata/fuzz/FuzzParseEntry/kernel-*")
+	require.NoError(tb, err)
+	require.NotEmpty(tb, files)
+	var msgs [][]byte
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		require.NoError(tb, err)
+		// The corpus format: a header line, then []byte("...") with Go's quoting.
+		_, lit, ok := strings.Cut(strings.TrimSpace(string(data)), "\n[]byte(")
+		require.True(tb, ok, "%s: not one []byte value", name)
+		msg, err := strconv.Unquote(strings.TrimSuffix(lit, ")"))
+		require.NoError(tb, err, name)
+		msgs = append(msgs, []byte(msg))
+	}
+	return msgs
 }
