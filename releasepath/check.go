@@ -50,6 +50,7 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 		}
 		p.paramRelease(a, body)
 		a.releases = p.findReleases(a, all)
+		p.closureCallReleases(a, all, body)
 		if p.enteredHolding(a, all) || deferredBefore(a, body) {
 			continue
 		}
@@ -216,7 +217,12 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 			// on the same receiver, or is a function, with the same arguments.
 			return onValue || argValue || ((recv == nil || sameRecv) && same)
 		}
-		// A wrapper may release through an interface (io.Closer.Close for os.File.Close).
+		// The value may be released through an interface (c.Close() on the io.Closer
+		// parameter of closeIt := func(c io.Closer) { c.Close() }, passed f), and a wrapper
+		// may do so too.
+		if onValue && isInterfaceMethod(fn) && slices.ContainsFunc(a.pair.releases, func(r string) bool { return strings.HasSuffix(r, "."+fn.Name()) }) {
+			return true
+		}
 		return p.wrapperReleases(a, call, fn, func(name, full string) bool {
 			return slices.ContainsFunc(a.pair.releases, func(r string) bool { return full == r || strings.HasSuffix(r, "."+name) })
 		})
@@ -253,6 +259,9 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 		// A hold released under another noun, with nothing but the hold's own arguments.
 		// Only for scoped verbs: a create and a delete of something else are two resources.
 		return true // holdAddress(ctx, c, lb, ip) … releaseOwn(ctx, c, lb)
+	}
+	if a.kind == scoped && p.releasesField(a, call, fn, func(n string) bool { return slices.Contains(m.releases, n) }) {
+		return true // t.unlockAndNotify() for t.mu.Lock()
 	}
 	return p.wrapperReleases(a, call, fn, func(n, _ string) bool {
 		return slices.Contains(m.releases, n) || slices.Contains(m.relVerbs, n)
@@ -336,4 +345,10 @@ func isNilIdent(info *types.Info, e ast.Expr) bool {
 func onlyError(fn *types.Func) bool {
 	res := fn.Type().(*types.Signature).Results()
 	return res.Len() == 0 || (res.Len() == 1 && isError(res.At(0).Type()))
+}
+
+// isInterfaceMethod reports whether fn is a method of an interface type.
+func isInterfaceMethod(fn *types.Func) bool {
+	sig, ok := fn.Type().(*types.Signature)
+	return ok && sig.Recv() != nil && types.IsInterface(sig.Recv().Type())
 }

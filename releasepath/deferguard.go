@@ -30,7 +30,16 @@ func (w *walker) initialDefers(st *state) {
 		case *ast.FuncLit:
 			return false
 		case *ast.DeferStmt:
-			w.deferred(n, st)
+			// A defer among the body's own statements ran on every path to the acquisition:
+			// a release in it that counts here runs at every later return too (var f
+			// *os.File; defer func() { if f != nil { f.Close() } }(); f, err = os.Open(p)),
+			// when it is a closure that reads the variable then. The arguments of a
+			// deferred call are read when it is deferred, before the acquisition: defer
+			// f.Close() or defer func(f *os.File) { … }(f) close the nil f of that time.
+			_, lit := ast.Unparen(n.Call.Fun).(*ast.FuncLit)
+			if w.deferred(n, st) && lit && len(n.Call.Args) == 0 && slices.Contains(w.body.List, ast.Stmt(n)) {
+				w.deferredBefore = true
+			}
 			return false
 		case *ast.AssignStmt:
 			for i, l := range n.Lhs {

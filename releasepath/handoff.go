@@ -142,7 +142,7 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 		if r == nil {
 			continue
 		}
-		if lit, ok := ast.Unparen(r).(*ast.FuncLit); ok && w.litReleases(lit) != nil {
+		if lit, ok := ast.Unparen(r).(*ast.FuncLit); ok && w.capturedRelease(lit) {
 			if o != nil && isLocal(o, w.body) {
 				st.clos[o] = true
 				continue

@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// paramRelease makes the parameters of a function literal called where it is written
-// acquired values when the call passes them one: f in defer func(f *os.File) { f.Close() }(x),
-// so that the literal's f.Close releases x. A parameter passed the root of the acquisition's
+// paramRelease makes the parameters of a function literal called where it is written, or
+// through a closure variable (closureVars), acquired values when the call passes them one: f
+// in defer func(f *os.File) { f.Close() }(x), so that the literal's f.Close releases x. A parameter passed the root of the acquisition's
 // receiver stands for it: fs in defer func(fs *T) { fs.mu.Unlock() }(fs) after fs.mu.Lock().
 func (p *pkgChecker) paramRelease(a *acquisition, body *ast.BlockStmt) {
 	info := p.pass.TypesInfo
@@ -20,19 +20,11 @@ func (p *pkgChecker) paramRelease(a *acquisition, body *ast.BlockStmt) {
 		if !ok {
 			return true
 		}
-		lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit)
-		if !ok {
+		lit := p.calledLiteral(call, body)
+		if lit == nil {
 			return true
 		}
-		var params []types.Object
-		for _, f := range lit.Type.Params.List {
-			for _, id := range f.Names {
-				params = append(params, info.Defs[id])
-			}
-			if len(f.Names) == 0 {
-				params = append(params, nil)
-			}
-		}
+		params := litParams(info, lit)
 		if len(params) != len(call.Args) {
 			return true
 		}

@@ -188,8 +188,9 @@ type pkgChecker struct {
 
 	decls    map[*types.Func]*ast.FuncDecl // this package's functions, for release wrappers
 	wrappers map[*types.Func]*wrapperInfo
-	bools    map[ast.Node]*boolVars           // each function's bool variables, for correlated
-	comments map[*token.File]map[int][]string // line → comment texts
+	bools    map[ast.Node]*boolVars                           // each function's bool variables, for correlated
+	closures map[*ast.BlockStmt]map[types.Object]*ast.FuncLit // each body's closure variables
+	comments map[*token.File]map[int][]string                 // line → comment texts
 }
 
 func (p *pkgChecker) indexFile(f *ast.File) {

@@ -95,6 +95,9 @@ type walker struct {
 	handed    bool                  // some path hands the resource on
 	flagCache map[types.Object]bool
 	vars      *boolVars // the function's bool variables (correlated.go)
+	// deferredBefore is set when a statement of the body before the acquisition deferred
+	// its release (initialDefers): every return releases it.
+	deferredBefore bool
 }
 
 // A leak is a return the acquisition can reach unreleased.
@@ -155,10 +158,14 @@ func (w *walker) run() {
 	}
 	st := state{errLive: w.a.errObj != nil, flags: map[types.Object]bool{}, aliases: map[types.Object]bool{}, clos: map[types.Object]bool{}, tested: map[types.Object]bool{}}
 	w.initialDefers(&st)
+	if w.deferredBefore {
+		return
+	}
 	w.knownAtAcquisition(&st)
 	// A handoff in the acquisition's own statement beyond the call: s.conn, err = Dial().
 	w.block(start, idx+1, st)
 	sort.Slice(w.leaks, func(i, j int) bool { return w.leaks[i].pos < w.leaks[j].pos })
+	w.leaks = w.holdsOnSuccess(w.leaks)
 	for i, l := range w.leaks {
 		// The first leaking return carries the fix: the fix is one edit for them all.
 		w.report(l, i == 0)

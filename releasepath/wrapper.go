@@ -1,6 +1,7 @@
 package releasepath
 
 import (
+	"fmt"
 	"go/ast"
 	"go/types"
 	"slices"
@@ -44,6 +45,10 @@ func (p *pkgChecker) isReleaseName(name, full string) bool {
 // parameters (index -1 is the receiver).
 type wrapperInfo struct {
 	names map[int][][2]string // param index → {name, full name} of each release call on or with it
+	// fields lists, per param index, the release calls made on the parameter or on a field
+	// path of it (t.mu.Unlock() in a method of t), as {path, name}: path is the receiver's
+	// exprKey after the parameter's own, "" for the parameter itself.
+	fields map[int][][2]string
 }
 
 // wrapperReleases reports whether call is a call of a function of this package that releases the acquired value (or the acquisition's
@@ -114,11 +119,28 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 			i++
 		}
 	}
-	wi := &wrapperInfo{names: map[int][][2]string{}}
+	wi := &wrapperInfo{names: map[int][][2]string{}, fields: map[int][][2]string{}}
 	add := func(idx int, nf [2]string) {
 		if !slices.Contains(wi.names[idx], nf) {
 			wi.names[idx] = append(wi.names[idx], nf)
 		}
+	}
+	addField := func(idx int, pf [2]string) {
+		if !slices.Contains(wi.fields[idx], pf) {
+			wi.fields[idx] = append(wi.fields[idx], pf)
+		}
+	}
+	// taken records the field paths the body acquires (t.mu.Lock()) before it releases
+	// them: a helper that locks and unlocks t.mu releases nothing of its caller's.
+	taken := map[[2]string]bool{}
+	// path returns the field path of e below the parameter it is rooted at.
+	path := func(e ast.Expr) (string, bool) {
+		k, ok := exprKey(info, e)
+		root := rootObj(info, e)
+		if !ok || root == nil || !strings.HasPrefix(k, objID(root)) {
+			return "", false
+		}
+		return strings.TrimPrefix(k, objID(root)), true
 	}
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
@@ -136,12 +158,24 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 		inner := p.wrapper(cfn)
 		if r := receiver(info, call); r != nil {
 			if idx, ok := params[rootObj(info, r)]; ok {
-				if rel {
+				pth, hasPath := path(r)
+				if _, acq := matchVerb(nf[0]); acq && hasPath {
+					taken[[2]string{fmt.Sprint(idx), pth}] = true
+				}
+				if rel && (isIdent(r) || !argsLocal(info, call, decl.Body)) {
 					add(idx, nf)
+					if hasPath && len(call.Args) == 0 && !taken[[2]string{fmt.Sprint(idx), pth}] {
+						addField(idx, [2]string{pth, nf[0]})
+					}
 				}
 				if inner != nil {
 					for _, x := range inner.names[-1] {
 						add(idx, x)
+					}
+					if pth, ok := path(r); ok {
+						for _, x := range inner.fields[-1] {
+							addField(idx, [2]string{pth + x[0], x[1]})
+						}
 					}
 				}
 			}
@@ -155,6 +189,11 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 					for _, x := range inner.names[j] {
 						add(idx, x)
 					}
+					if pth, ok := path(arg); ok {
+						for _, x := range inner.fields[j] {
+							addField(idx, [2]string{pth + x[0], x[1]})
+						}
+					}
 				}
 			}
 		}
@@ -162,4 +201,63 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 	})
 	p.wrappers[fn] = wi
 	return wi
+}
+
+func isIdent(e ast.Expr) bool {
+	_, ok := ast.Unparen(e).(*ast.Ident)
+	return ok
+}
+
+// argsLocal reports whether an argument of call is rooted in a local of body. A release on a
+// field of a parameter with such an argument releases something of the function's own, not
+// the parameter: jsa.replies.Delete(reply) for a reply the function made. Called on the
+// parameter itself (f.Close()) or with what the caller has (m.mu.Unlock(), m.pool.Release(m.ip)),
+// it releases the parameter's.
+func argsLocal(info *types.Info, call *ast.CallExpr, body *ast.BlockStmt) bool {
+	for _, arg := range call.Args {
+		if tv, ok := info.Types[arg]; ok && tv.Value != nil {
+			continue
+		}
+		if o := rootObj(info, arg); o != nil && isLocal(o, body) {
+			return true
+		}
+	}
+	return false
+}
+
+// releasesField reports whether call, of a function of this package, releases the lock or
+// other receiver-scoped acquisition a through a field path of its receiver or an argument:
+// t.unlockAndNotify() for t.mu.Lock(), whose body calls t.mu.Unlock() ("the caller holds
+// t.mu; it unlocks it"), or unlockAll(t) calling t.mu.Unlock(). isRel says which release
+// names end a.
+func (p *pkgChecker) releasesField(a *acquisition, call *ast.CallExpr, fn *types.Func, isRel func(string) bool) bool {
+	if a.recvKey == "" {
+		return false
+	}
+	wi := p.wrapper(fn)
+	if wi == nil {
+		return false
+	}
+	info := p.pass.TypesInfo
+	check := func(idx int, e ast.Expr) bool {
+		k, ok := exprKey(info, e)
+		if !ok {
+			return false
+		}
+		for _, f := range wi.fields[idx] {
+			if k+f[0] == a.recvKey && isRel(f[1]) {
+				return true
+			}
+		}
+		return false
+	}
+	if r := receiver(info, call); r != nil && check(-1, r) {
+		return true
+	}
+	for i, arg := range call.Args {
+		if check(i, arg) {
+			return true
+		}
+	}
+	return false
 }

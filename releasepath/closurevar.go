@@ -1,0 +1,149 @@
+package releasepath
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// closureVars returns the local variables of body bound once to a function literal, v :=
+// func(…) {…} or var v = func(…) {…}, and never assigned again or address-taken in body: a
+// call of v runs that literal. Computed once per body.
+func (p *pkgChecker) closureVars(body *ast.BlockStmt) map[types.Object]*ast.FuncLit {
+	if m, ok := p.closures[body]; ok {
+		return m
+	}
+	info := p.pass.TypesInfo
+	m := map[types.Object]*ast.FuncLit{}
+	bind := func(id *ast.Ident, e ast.Expr) {
+		if lit, ok := ast.Unparen(e).(*ast.FuncLit); ok && info.Defs[id] != nil {
+			m[info.Defs[id]] = lit
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if len(n.Lhs) == len(n.Rhs) {
+				for i, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						bind(id, n.Rhs[i])
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			if len(n.Names) == len(n.Values) {
+				for i, id := range n.Names {
+					bind(id, n.Values[i])
+				}
+			}
+		}
+		return true
+	})
+	for o := range assignedIn(info, body) {
+		delete(m, o) // v = other, &v: a call of v may run anything
+	}
+	if p.closures == nil {
+		p.closures = map[*ast.BlockStmt]map[types.Object]*ast.FuncLit{}
+	}
+	p.closures[body] = m
+	return m
+}
+
+// calledLiteral returns the function literal a call runs: the literal itself, called where
+// it is written, or the one a closure variable of body is bound to.
+func (p *pkgChecker) calledLiteral(call *ast.CallExpr, body *ast.BlockStmt) *ast.FuncLit {
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.FuncLit:
+		return f
+	case *ast.Ident:
+		return p.closureVars(body)[p.pass.TypesInfo.Uses[f]]
+	}
+	return nil
+}
+
+// closureCallReleases adds to a's releases the calls of closure variables that release it:
+// closeIt(f) for closeIt := func(c io.Closer) { c.Close() }, whose literal releases the
+// parameter the call passes the acquired value, and cleanup() for cleanup := func() {
+// l.Release() }, declared before the acquisition or after it. A call that passes another
+// value releases nothing of a.
+func (p *pkgChecker) closureCallReleases(a *acquisition, all []callInfo, body *ast.BlockStmt) {
+	info := p.pass.TypesInfo
+	vars := p.closureVars(body)
+	if len(vars) == 0 {
+		return
+	}
+	for _, c := range all {
+		id, ok := ast.Unparen(c.call.Fun).(*ast.Ident)
+		if !ok {
+			continue
+		}
+		lit := vars[info.Uses[id]]
+		if lit == nil || exclusiveBranches(a.stmtStack, c.stack) {
+			continue
+		}
+		params := litParams(info, lit)
+		for _, r := range a.releases {
+			if !within(lit.Body, r.call) {
+				continue
+			}
+			if p.passesRelease(a, c.call, r, params) {
+				a.releases = append(a.releases, &releaseCall{call: c.call, stack: c.stack, text: id.Name})
+				break
+			}
+		}
+	}
+}
+
+// passesRelease reports whether call, of a literal with these parameters, makes the literal's
+// release r release a: r is on no parameter (the literal captured the value), or on one the
+// call passes the acquired value or the root of its receiver.
+func (p *pkgChecker) passesRelease(a *acquisition, call *ast.CallExpr, r *releaseCall, params []types.Object) bool {
+	info := p.pass.TypesInfo
+	roots := []ast.Expr{receiver(info, r.call)}
+	roots = append(roots, r.call.Args...)
+	onParam := false
+	for _, e := range roots {
+		o := rootObj(info, e)
+		for i, prm := range params {
+			if o == nil || o != prm {
+				continue
+			}
+			onParam = true
+			if i < len(call.Args) {
+				if id, ok := ast.Unparen(call.Args[i]).(*ast.Ident); ok {
+					if v := info.Uses[id]; v != nil && (a.values[v] || a.basic[v] || v == rootObj(info, receiver(info, a.call))) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return !onParam
+}
+
+// litParams returns the parameters of lit in order, nil for an unnamed one.
+func litParams(info *types.Info, lit *ast.FuncLit) []types.Object {
+	var params []types.Object
+	for _, f := range lit.Type.Params.List {
+		for _, id := range f.Names {
+			params = append(params, info.Defs[id])
+		}
+		if len(f.Names) == 0 {
+			params = append(params, nil)
+		}
+	}
+	return params
+}
+
+// capturedRelease reports whether lit releases what it captured, not what a parameter is
+// passed: cleanup := func() { l.Release() } releases whenever it is called, closeIt :=
+// func(c io.Closer) { c.Close() } only what each call passes it (closureCallReleases).
+func (w *walker) capturedRelease(lit *ast.FuncLit) bool {
+	info := w.p.pass.TypesInfo
+	params := litParams(info, lit)
+	for _, r := range w.litReleases(lit) {
+		if w.p.passesRelease(w.a, &ast.CallExpr{}, &releaseCall{call: r}, params) {
+			return true
+		}
+	}
+	return false
+}

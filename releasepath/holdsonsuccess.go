@@ -1,0 +1,193 @@
+package releasepath
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/types"
+)
+
+// An outcome is what a return says to its caller about one result: success or failure, or
+// nothing the analyzer can read.
+type outcome uint8
+
+const (
+	unknownOutcome outcome = iota
+	successOutcome
+	failureOutcome
+)
+
+// holdsOnSuccess drops the leaks that are the function's contract: a function whose every
+// release of a leads to a return that says failure, by one result, returns holding a where
+// that result says success, and its caller takes the obligation with the result. A try-lock
+// that keeps the lock when it returns true, a lookup that returns its entry locked or nil, a
+// beginUpdate that returns nil holding what its endUpdate releases. The result read is the
+// error (nil against an error known non-nil, or one under an err != nil test), else a bool
+// (one constant against the other), else a nilable result (anything but nil against nil).
+// A return that holds a and says failure stays a leak: the contract is broken there. So does
+// every return when a release needs a local of the function (m.ReleaseAddress(ip) for an ip
+// the function does not return): its caller could not release it.
+func (w *walker) holdsOnSuccess(leaks []leak) []leak {
+	if w.a.kind != scoped || len(w.a.releases) == 0 || !w.callerCanRelease() {
+		return leaks
+	}
+	res := w.sig.Results()
+	for i := res.Len() - 1; i >= 0; i-- {
+		read := w.outcomeReader(res.At(i).Type(), i)
+		if read == nil || !w.releasesSay(i, read, failureOutcome) {
+			continue
+		}
+		var kept []leak
+		for _, l := range leaks {
+			if l.ret == nil || len(l.ret.Results) != res.Len() || read(l.ret.Results[i], nil) != successOutcome {
+				kept = append(kept, l)
+			}
+		}
+		return kept
+	}
+	return leaks
+}
+
+// outcomeReader returns how a result of type t at index i says success or failure, given the
+// release (nil for a leak) the return follows; nil when a result of t says neither.
+func (w *walker) outcomeReader(t types.Type, i int) func(e ast.Expr, rel *releaseCall) outcome {
+	info := w.p.pass.TypesInfo
+	res := w.sig.Results()
+	switch {
+	case isError(t) && i == res.Len()-1:
+		return func(e ast.Expr, rel *releaseCall) outcome {
+			switch {
+			case isNilIdent(info, e):
+				return successOutcome
+			case w.nonNilError(e, &state{}), rel != nil && underErrorTest(info, rel):
+				return failureOutcome
+			}
+			return unknownOutcome
+		}
+	case isBool(t):
+		// true says it holds, as TryLock's does: a function that returns false holding
+		// the lock and true without it breaks every caller's reading.
+		return func(e ast.Expr, _ *releaseCall) outcome {
+			switch c := info.Types[e].Value; {
+			case c == nil || c.Kind() != constant.Bool:
+				return unknownOutcome
+			case constant.BoolVal(c):
+				return successOutcome
+			}
+			return failureOutcome
+		}
+	case nilable(t):
+		return func(e ast.Expr, _ *releaseCall) outcome {
+			if isNilIdent(info, e) {
+				return failureOutcome
+			}
+			return successOutcome
+		}
+	}
+	return nil
+}
+
+// releasesSay reports whether every release of a is followed by a return whose result i, as
+// read reads it, says want: released, then returned. A release deferred under an err != nil
+// test says failure; any other release inside a function literal says nothing.
+func (w *walker) releasesSay(i int, read func(ast.Expr, *releaseCall) outcome, want outcome) bool {
+	info := w.p.pass.TypesInfo
+	for _, r := range w.a.releases {
+		if inLiteral(r.stack) {
+			if want == failureOutcome && deferredLiteral(r.stack) && underErrorTest(info, r) {
+				continue // defer func() { if err != nil { mu.Unlock() } }()
+			}
+			return false
+		}
+		ret := returnAfter(r)
+		if ret == nil || len(ret.Results) != w.sig.Results().Len() || read(ret.Results[i], r) != want {
+			return false
+		}
+	}
+	return true
+}
+
+// returnAfter returns the return statement that ends the block of r's statement, after it:
+// mu.Unlock(); return nil, err. Nil when the block ends otherwise.
+func returnAfter(r *releaseCall) *ast.ReturnStmt {
+	for k := len(r.stack) - 2; k >= 0; k-- {
+		var list []ast.Stmt
+		switch b := r.stack[k].(type) {
+		case *ast.BlockStmt:
+			list = b.List
+		case *ast.CaseClause:
+			list = b.Body
+		case *ast.CommClause:
+			list = b.Body
+		default:
+			continue
+		}
+		if len(list) == 0 {
+			return nil
+		}
+		ret, ok := list[len(list)-1].(*ast.ReturnStmt)
+		if !ok || r.stack[k+1] == ret {
+			return nil // the release is the return's own: return nil, unlockAnd(err)
+		}
+		return ret
+	}
+	return nil
+}
+
+// deferredLiteral reports whether the outermost function literal of stack is deferred.
+func deferredLiteral(stack []ast.Node) bool {
+	for k, n := range stack {
+		if _, ok := n.(*ast.FuncLit); ok {
+			if k >= 2 {
+				if d, ok := stack[k-2].(*ast.DeferStmt); ok {
+					return ast.Unparen(d.Call.Fun) == n
+				}
+			}
+			return false
+		}
+	}
+	return false
+}
+
+// underErrorTest reports whether r sits in the body of an if whose condition tests an error
+// against nil: if err != nil { mu.Unlock(); return nil, err }.
+func underErrorTest(info *types.Info, r *releaseCall) bool {
+	for k := len(r.stack) - 1; k >= 0; k-- {
+		if n, ok := r.stack[k].(*ast.IfStmt); ok && within(n.Body, r.call) && mentionsNonNilError(info, n.Cond) {
+			return true
+		}
+	}
+	return false
+}
+
+// nilable reports whether nil is a value of t, other than an error's.
+func nilable(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Pointer, *types.Map, *types.Slice, *types.Chan, *types.Signature:
+		return true
+	case *types.Interface:
+		return !isError(t)
+	}
+	return false
+}
+
+// callerCanRelease reports whether every release of a is made on and with what the function's
+// caller has too: its receiver, its parameters, package variables and constants, as c.mu in
+// c.mu.Unlock().
+func (w *walker) callerCanRelease() bool {
+	info := w.p.pass.TypesInfo
+	for _, r := range w.a.releases {
+		for _, e := range append([]ast.Expr{receiver(info, r.call)}, r.call.Args...) {
+			if e == nil {
+				continue
+			}
+			if tv, ok := info.Types[e]; ok && tv.Value != nil {
+				continue // a constant
+			}
+			o := rootObj(info, e)
+			if o == nil || isLocal(o, w.body) {
+				return false
+			}
+		}
+	}
+	return true
+}
