@@ -51,7 +51,7 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 		p.paramRelease(a, body)
 		a.releases = p.findReleases(a, all)
 		p.closureCallReleases(a, all, body)
-		if p.enteredHolding(a, all) || deferredBefore(a, body) {
+		if p.enteredHolding(a, all) || deferredBefore(info, a, body) {
 			continue
 		}
 		a.stringHandOff(info)

@@ -2,6 +2,7 @@ package releasepath
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 )
 
@@ -82,8 +83,8 @@ func (p *pkgChecker) closureCallReleases(a *acquisition, all []callInfo, body *a
 		}
 		params := litParams(info, lit)
 		for _, r := range a.releases {
-			if !within(lit.Body, r.call) {
-				continue
+			if !within(lit.Body, r.call) || !unconditional(r.stack, lit.Body, r.call) {
+				continue // func() { if verbose { s.mu.Unlock() } }: a call may release nothing
 			}
 			if p.passesRelease(a, c.call, r, params) {
 				a.releases = append(a.releases, &releaseCall{call: c.call, stack: c.stack, text: id.Name})
@@ -109,6 +110,9 @@ func (p *pkgChecker) passesRelease(a *acquisition, call *ast.CallExpr, r *releas
 			}
 			onParam = true
 			if i < len(call.Args) {
+				if k, ok := exprKey(info, call.Args[i]); ok && a.recvKey != "" && k == a.recvKey {
+					return true // unlock(&p.mu)
+				}
 				if id, ok := ast.Unparen(call.Args[i]).(*ast.Ident); ok {
 					if v := info.Uses[id]; v != nil && (a.values[v] || a.basic[v] || v == rootObj(info, receiver(info, a.call))) {
 						return true
@@ -141,9 +145,51 @@ func (w *walker) capturedRelease(lit *ast.FuncLit) bool {
 	info := w.p.pass.TypesInfo
 	params := litParams(info, lit)
 	for _, r := range w.litReleases(lit) {
-		if w.p.passesRelease(w.a, &ast.CallExpr{}, &releaseCall{call: r}, params) {
+		if _, g := w.guardOf(lit, r); g == deferUnconditional && w.p.passesRelease(w.a, &ast.CallExpr{}, &releaseCall{call: r}, params) {
 			return true
 		}
 	}
 	return false
+}
+
+// unconditional reports whether call, with its ancestors stack, runs whenever body (one of
+// them) runs: no loop, switch, select or function literal between them, and no if unless
+// call is in its init or condition or under a nil guard (if c != nil { c.Close() }).
+func unconditional(stack []ast.Node, body ast.Node, call *ast.CallExpr) bool {
+	in := false
+	for _, n := range stack {
+		if n == body {
+			in = true
+			continue
+		}
+		if !in {
+			continue
+		}
+		switch n := n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt,
+			*ast.CaseClause, *ast.CommClause, *ast.FuncLit:
+			return false
+		case *ast.IfStmt:
+			if within(n.Body, call) && isNilGuard(n.Cond) {
+				continue
+			}
+			if within(n.Body, call) || (n.Else != nil && within(n.Else, call)) {
+				return false
+			}
+		}
+	}
+	return in
+}
+
+// isNilGuard reports whether cond is x != nil.
+func isNilGuard(cond ast.Expr) bool {
+	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok || b.Op != token.NEQ {
+		return false
+	}
+	isNil := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && id.Name == "nil"
+	}
+	return isNil(b.X) != isNil(b.Y)
 }

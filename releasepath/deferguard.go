@@ -36,8 +36,10 @@ func (w *walker) initialDefers(st *state) {
 			// when it is a closure that reads the variable then. The arguments of a
 			// deferred call are read when it is deferred, before the acquisition: defer
 			// f.Close() or defer func(f *os.File) { … }(f) close the nil f of that time.
+			// The defer must sit in a block around the acquisition (the body, or a loop's
+			// body the acquisition is in), so that it ran on every path to it.
 			_, lit := ast.Unparen(n.Call.Fun).(*ast.FuncLit)
-			if w.deferred(n, st) && lit && len(n.Call.Args) == 0 && slices.Contains(w.body.List, ast.Stmt(n)) {
+			if w.deferred(n, st) && lit && len(n.Call.Args) == 0 && w.aroundAcquisition(n) {
 				w.deferredBefore = true
 			}
 			return false
@@ -334,4 +336,42 @@ func (w *walker) deferGuardRuns(ret *ast.ReturnStmt, st *state, errRet bool) boo
 		}
 	}
 	return false
+}
+
+// aroundAcquisition reports whether s is a statement of a block that holds the acquisition.
+func (w *walker) aroundAcquisition(s ast.Stmt) bool {
+	for _, n := range w.a.stmtStack {
+		var list []ast.Stmt
+		switch b := n.(type) {
+		case *ast.BlockStmt:
+			list = b.List
+		case *ast.CaseClause:
+			list = b.Body
+		case *ast.CommClause:
+			list = b.Body
+		}
+		if slices.Contains(list, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// reassignedAfter reports whether an acquired value is assigned after the acquisition's
+// statement: a closure deferred before it reads what the variable holds when it runs (f =
+// nil after the open leaves nothing to close).
+func (w *walker) reassignedAfter() bool {
+	info := w.p.pass.TypesInfo
+	found := false
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && as.Pos() > w.a.node.End() {
+			for _, l := range as.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && w.a.values[info.Uses[id]] {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -79,10 +79,12 @@
 //     release, takes back its caller's lock: c.mu.Unlock(); runtime.Gosched(); c.mu.Lock().
 //   - deferredbefore: a release deferred earlier in the function's own body runs after a
 //     later acquisition too: mu.Lock(); defer mu.Unlock(); …; mu.Unlock(); wait(); mu.Lock().
-//     So does a closure deferred there that reads the variable when it runs: var f *os.File;
-//     defer func() { if f != nil { f.Close() } }(); f, err = os.Open(p). A deferred call's
-//     arguments are read when it is deferred, so defer func(f *os.File) { f.Close() }(f)
-//     before the open closes nothing of it.
+//     So does a closure deferred earlier in a block around the acquisition (the body, or the
+//     loop body it is in) that reads the variable when it runs: var f *os.File; defer func()
+//     { if f != nil { f.Close() } }(); f, err = os.Open(p); unless the function assigns the
+//     variable again after the open (f = nil). A deferred call's receiver and arguments are
+//     read when it is deferred, so defer f.Close(), defer closeQuietly(f) or defer func(f
+//     *os.File) { f.Close() }(f) before the open closes nothing of it.
 //   - selectend: the end of a function no path falls off: a select whose every case returns.
 //   - deferguard: a deferred release counts when unconditional or under a nil guard, and on
 //     the paths where it runs when under an ok flag the function sets (defer func() { if !ok
@@ -102,22 +104,30 @@
 //     t.unlockAndNotify() for t.mu.Lock() when unlockAndNotify calls t.mu.Unlock() ("must be
 //     called with t.mu held"), also through another helper (t.inner.mu by t.unlockInner()),
 //     or unlockTable(t); never another value's lock (u.unlockAndNotify()), another field
-//     (t.unlockOther()), the other mode (t.runlock() for t.mu.Lock()), or a helper that
-//     takes the lock itself before it releases it (t.bump()).
+//     (t.unlockOther()), the other mode (t.runlock() for t.mu.Lock()), a helper that takes
+//     the lock itself before it releases it (t.bump()) or after (unlock, Gosched, lock), or
+//     one whose release is under a condition (if t.verbose { t.mu.Unlock() }).
 //   - closurevar: a local variable bound once to a function literal, never assigned again or
-//     address-taken, releases as its literal does: defer closeIt(f) for closeIt := func(c
-//     io.Closer) { c.Close() }, only for the value the call passes; unlock() for unlock :=
-//     func() { s.mu.Unlock() }, also declared before the lock and called from another
-//     literal (defer func() { unlock() }()).
+//     address-taken, releases as its literal does when the literal releases whenever it
+//     runs (no condition but a nil guard): defer closeIt(f) for closeIt := func(c
+//     io.Closer) { c.Close() }, only for the value the call passes (or the lock, unlock(&p.mu)
+//     for func(m *sync.Mutex) { m.Unlock() }); unlock() for unlock := func() {
+//     s.mu.Unlock() }, also declared before the lock and called from another literal (defer
+//     func() { unlock() }()). A literal that releases under a condition (if verbose) does
+//     not count, called or deferred.
 //   - holdsonsuccess: a function whose every release leads to a return that says failure by
 //     one result returns holding the resource by contract where that result says success,
 //     and its caller takes the obligation: a try-lock that keeps the lock when it returns
 //     true, a lookup that returns its entry locked or nil unlocked, a beginUpdate that
-//     returns nil holding what endUpdate releases. The result read is the error (nil, or
-//     known non-nil or returned under err != nil), else a bool (the constant the releases
-//     do not return), else a pointer, map, slice, channel, function or interface (anything
-//     but nil). A return that holds it and says failure is still reported; so is every one
-//     where a release leads to a success.
+//     returns nil holding what endUpdate releases. The results are read from the last to
+//     the first, and the first whose every release return says failure decides: an error
+//     (nil says success; known non-nil, or returned under err != nil, failure), a bool (true
+//     says it holds, as TryLock's; false failure), or a pointer, map, slice, channel,
+//     function or interface (nil says failure; anything else success). So try() (bool,
+//     error) that returns false, nil unlocked and true, nil locked is read by its bool. A
+//     return that holds it and says failure is still reported; so is every return when no
+//     result says failure at every release, or when a release needs a local of the function
+//     (m.ReleaseAddress(ip) for an ip it does not return): its caller could not release it.
 //   - handoff: returning the value or a closure that releases it, storing it in a field,
 //     map, slice or channel, capturing it in a go statement, passing a closure or method
 //     value that releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or

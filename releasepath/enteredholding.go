@@ -3,6 +3,7 @@ package releasepath
 import (
 	"go/ast"
 	"go/token"
+	"go/types"
 )
 
 // enteredHolding reports whether the function is entered holding what a acquires: the first
@@ -49,10 +50,16 @@ func inLiteral(stack []ast.Node) bool {
 // function's own body that precedes a: that statement ran before a on every path to it, so
 // the deferred release runs after a too, on every return (mu.Lock(); defer mu.Unlock(); …;
 // mu.Unlock(); wait(); mu.Lock(); return).
-func deferredBefore(a *acquisition, body *ast.BlockStmt) bool {
+func deferredBefore(info *types.Info, a *acquisition, body *ast.BlockStmt) bool {
+	if a.recvKey == "" {
+		return false // a deferred call's receiver and arguments are read when it is deferred
+	}
 	for _, r := range a.releases {
 		if len(r.stack) < 2 || r.stack[0] != body || r.call.Pos() >= a.call.Pos() {
 			continue
+		}
+		if k, ok := exprKey(info, receiver(info, r.call)); !ok || k != a.recvKey || len(r.call.Args) > 0 {
+			continue // defer closeQuietly(f), defer f.Close(): the nil f of that time
 		}
 		if d, ok := r.stack[1].(*ast.DeferStmt); ok && d.Call == r.call {
 			return true

@@ -142,9 +142,11 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 		if r == nil {
 			continue
 		}
-		if lit, ok := ast.Unparen(r).(*ast.FuncLit); ok && w.capturedRelease(lit) {
+		if lit, ok := ast.Unparen(r).(*ast.FuncLit); ok && w.litReleases(lit) != nil {
 			if o != nil && isLocal(o, w.body) {
-				st.clos[o] = true
+				if w.capturedRelease(lit) {
+					st.clos[o] = true
+				}
 				continue
 			}
 			return handedOn // a cleanup stored for later

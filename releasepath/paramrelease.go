@@ -40,6 +40,15 @@ func (p *pkgChecker) paramRelease(a *acquisition, body *ast.BlockStmt) {
 				a.recvAlias[objID(params[i])] = objID(recvRoot)
 				a.litArgs[params[i]] = id.Name
 			}
+			if k, ok := exprKey(info, arg); ok && a.recvKey != "" && k == a.recvKey && params[i] != nil {
+				// unlock(&p.mu) for unlock := func(m *sync.Mutex) { m.Unlock() }: the
+				// parameter is the lock itself.
+				if a.recvAlias == nil {
+					a.recvAlias = map[string]string{}
+				}
+				a.recvAlias[objID(params[i])] = a.recvKey
+				a.litArgs[params[i]] = types.ExprString(addrOperand(arg))
+			}
 			if o := rootObj(info, arg); o != nil && params[i] != nil {
 				if id, ok := ast.Unparen(arg).(*ast.Ident); ok && (a.values[o] || a.basic[o]) && info.Uses[id] == o {
 					if a.values[o] {
@@ -95,4 +104,12 @@ func (a *acquisition) outerText(info *types.Info, r *releaseCall) string {
 		return r.text
 	}
 	return name + strings.TrimPrefix(r.text, root.Name())
+}
+
+// addrOperand returns x of &x, and e otherwise.
+func addrOperand(e ast.Expr) ast.Expr {
+	if u, ok := ast.Unparen(e).(*ast.UnaryExpr); ok && u.Op == token.AND {
+		return u.X
+	}
+	return e
 }

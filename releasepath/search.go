@@ -158,7 +158,7 @@ func (w *walker) run() {
 	}
 	st := state{errLive: w.a.errObj != nil, flags: map[types.Object]bool{}, aliases: map[types.Object]bool{}, clos: map[types.Object]bool{}, tested: map[types.Object]bool{}}
 	w.initialDefers(&st)
-	if w.deferredBefore {
+	if w.deferredBefore && !w.reassignedAfter() {
 		return
 	}
 	w.knownAtAcquisition(&st)

@@ -1,7 +1,6 @@
 package releasepath
 
 import (
-	"fmt"
 	"go/ast"
 	"go/types"
 	"slices"
@@ -119,28 +118,11 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 			i++
 		}
 	}
-	wi := &wrapperInfo{names: map[int][][2]string{}, fields: map[int][][2]string{}}
+	wi := &wrapperInfo{names: map[int][][2]string{}}
 	add := func(idx int, nf [2]string) {
 		if !slices.Contains(wi.names[idx], nf) {
 			wi.names[idx] = append(wi.names[idx], nf)
 		}
-	}
-	addField := func(idx int, pf [2]string) {
-		if !slices.Contains(wi.fields[idx], pf) {
-			wi.fields[idx] = append(wi.fields[idx], pf)
-		}
-	}
-	// taken records the field paths the body acquires (t.mu.Lock()) before it releases
-	// them: a helper that locks and unlocks t.mu releases nothing of its caller's.
-	taken := map[[2]string]bool{}
-	// path returns the field path of e below the parameter it is rooted at.
-	path := func(e ast.Expr) (string, bool) {
-		k, ok := exprKey(info, e)
-		root := rootObj(info, e)
-		if !ok || root == nil || !strings.HasPrefix(k, objID(root)) {
-			return "", false
-		}
-		return strings.TrimPrefix(k, objID(root)), true
 	}
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
@@ -158,24 +140,12 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 		inner := p.wrapper(cfn)
 		if r := receiver(info, call); r != nil {
 			if idx, ok := params[rootObj(info, r)]; ok {
-				pth, hasPath := path(r)
-				if _, acq := matchVerb(nf[0]); acq && hasPath {
-					taken[[2]string{fmt.Sprint(idx), pth}] = true
-				}
 				if rel && (isIdent(r) || !argsLocal(info, call, decl.Body)) {
 					add(idx, nf)
-					if hasPath && len(call.Args) == 0 && !taken[[2]string{fmt.Sprint(idx), pth}] {
-						addField(idx, [2]string{pth, nf[0]})
-					}
 				}
 				if inner != nil {
 					for _, x := range inner.names[-1] {
 						add(idx, x)
-					}
-					if pth, ok := path(r); ok {
-						for _, x := range inner.fields[-1] {
-							addField(idx, [2]string{pth + x[0], x[1]})
-						}
 					}
 				}
 			}
@@ -189,18 +159,93 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 					for _, x := range inner.names[j] {
 						add(idx, x)
 					}
-					if pth, ok := path(arg); ok {
-						for _, x := range inner.fields[j] {
-							addField(idx, [2]string{pth + x[0], x[1]})
-						}
-					}
 				}
 			}
 		}
 		return true
 	})
+	wi.fields = p.fieldReleases(decl, params)
 	p.wrappers[fn] = wi
 	return wi
+}
+
+// fieldReleases computes wrapperInfo.fields for decl: the releases it makes, whenever it
+// runs, on a parameter or a field path of one, and does not take back. A path the body
+// acquires before it releases (t.mu.Lock(); …; t.mu.Unlock()) or after (t.mu.Unlock();
+// runtime.Gosched(); t.mu.Lock()) is the body's own to balance; a release under a condition
+// (if t.verbose { t.mu.Unlock() }) may not run.
+func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]int) map[int][][2]string {
+	info := p.pass.TypesInfo
+	type site struct {
+		idx  int
+		path string
+	}
+	out := map[site][]string{}
+	taken := map[site]bool{}
+	var order []site
+	record := func(s site, name string) {
+		if taken[s] || slices.Contains(out[s], name) {
+			return
+		}
+		if out[s] == nil {
+			order = append(order, s)
+		}
+		out[s] = append(out[s], name)
+	}
+	// at returns the parameter and field path e is rooted at.
+	at := func(e ast.Expr) (site, bool) {
+		k, ok := exprKey(info, e)
+		root := rootObj(info, e)
+		idx, isParam := params[root]
+		if !ok || root == nil || !isParam || !strings.HasPrefix(k, objID(root)) {
+			return site{}, false
+		}
+		return site{idx, strings.TrimPrefix(k, objID(root))}, true
+	}
+	for _, c := range collectCalls(info, decl.Body, false, func(_ *ast.CallExpr, fn *types.Func) bool { return fn != nil }) {
+		always := unconditional(c.stack, decl.Body, c.call)
+		if r := receiver(info, c.call); r != nil {
+			if s, ok := at(r); ok {
+				name := c.fn.Name()
+				if _, acq := matchVerb(name); acq {
+					taken[s] = true
+					delete(out, s)
+					continue
+				}
+				if always && len(c.call.Args) == 0 && p.isReleaseName(name, funcName(c.fn)) {
+					record(s, name)
+				}
+			}
+		}
+		if !always {
+			continue
+		}
+		inner := p.wrapper(c.fn)
+		if inner == nil {
+			continue
+		}
+		if r := receiver(info, c.call); r != nil {
+			if s, ok := at(r); ok {
+				for _, x := range inner.fields[-1] {
+					record(site{s.idx, s.path + x[0]}, x[1])
+				}
+			}
+		}
+		for j, arg := range c.call.Args {
+			if s, ok := at(arg); ok {
+				for _, x := range inner.fields[j] {
+					record(site{s.idx, s.path + x[0]}, x[1])
+				}
+			}
+		}
+	}
+	fields := map[int][][2]string{}
+	for _, s := range order {
+		for _, name := range out[s] {
+			fields[s.idx] = append(fields[s.idx], [2]string{s.path, name})
+		}
+	}
+	return fields
 }
 
 func isIdent(e ast.Expr) bool {
