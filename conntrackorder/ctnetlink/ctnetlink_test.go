@@ -1183,3 +1183,356 @@ func TestConntrackZones(t *testing.T) {
 		})
 	}
 }
+
+// desiredServing is the desired state of one UDP service on svc4:80 and svc6:80 with NodePort
+// 30080, whose serving endpoints are eps, on a node of the families n4 and n6
+// (Tracker.SetNodeFamilies).
+func desiredServing(tb testing.TB, n4, n6 bool, eps ...netip.AddrPort) *conntrackorder.Desired {
+	tb.Helper()
+	tr := conntrackorder.NewTracker()
+	require.NoError(tb, tr.SetNodeFamilies(n4, n6))
+	require.NoError(tb, tr.SetService(conntrackorder.ServicePort{Name: "ns/svc:udp", Protocol: conntrackorder.UDP,
+		Port: 80, ClusterIPs: []netip.Addr{svc4, svc6}, NodePort: 30080}))
+	require.NoError(tb, tr.SetEndpoints("ns/svc:udp", eps))
+	return tr.Desired()
+}
+
+// flowsTo returns n UDP flows from distinct client ports to dst, NATed to reply (none when
+// reply is zero): entries that share their destination and reply source, so that a pass
+// judges the same (protocol, DNAT, destination, reply source) many times.
+func flowsTo(proto string, firstPort uint16, n int, dst, reply netip.AddrPort) []netnstest.Flow {
+	cli := cli4
+	if dst.Addr().Is6() {
+		cli = cli6
+	}
+	flows := make([]netnstest.Flow, n)
+	for i := range flows {
+		flows[i] = netnstest.Flow{Protocol: proto, Src: ap(cli, firstPort+uint16(i)), Dst: dst, ReplySrc: reply}
+	}
+	return flows
+}
+
+func concatFlows(groups ...[]netnstest.Flow) []netnstest.Flow {
+	var all []netnstest.Flow
+	for _, g := range groups {
+		all = append(all, g...)
+	}
+	return all
+}
+
+// Two Reconcile calls on one Flusher, with desired states that disagree on the same flows:
+// "Reconcile deletes every conntrack entry that desired contradicts", the desired state of
+// that call. What the first call kept (its endpoint was serving), the second deletes (it is
+// not any more), and the other way round; with the kernel filtering the dump and without.
+func TestReconcileForgetsTheVerdictsOfTheLastCall(t *testing.T) {
+	netnstest.Require(t)
+	ns := netnstest.New(t, "forget")
+	table := ns.Table(t)
+	flusher := newFlusher(t, ns)
+	toA := flowsTo("udp", 41000, 5, ap(svc4, 80), ap(ep4, 8080))
+	toB := flowsTo("udp", 42000, 5, ap(svc4, 80), ap(ep4b, 8080))
+	toA6 := flowsTo("udp", 43000, 5, ap(svc6, 80), ap(ep6, 8080))
+	viaNodePort := flowsTo("udp", 44000, 5, ap(node4, 30080), ap(ep4, 8080))
+
+	for _, filtered := range []bool{true, false} {
+		ctnetlink.SetKernelFilter(flusher, filtered)
+		t.Run(fmt.Sprintf("kernel filter %v", filtered), func(t *testing.T) {
+			steps := []struct {
+				desired *conntrackorder.Desired
+				stay    []netnstest.Flow
+			}{
+				{desiredServing(t, true, true, ap(ep4, 8080), ap(ep6, 8080)), concatFlows(toA, toA6, viaNodePort)},
+				{desiredServing(t, true, true, ap(ep4b, 8080)), toB},
+				{desiredServing(t, true, true, ap(ep4, 8080), ap(ep6, 8080)), concatFlows(toA, toA6, viaNodePort)},
+				{desiredServing(t, true, true, ap(ep4, 8080), ap(ep4b, 8080)), concatFlows(toA, toB, viaNodePort)},
+				{desiredServing(t, true, true), nil},
+			}
+			for i, s := range steps {
+				require.NoError(t, table.Flush())
+				require.NoError(t, table.Insert(concatFlows(toA, toB, toA6, viaNodePort)...))
+				require.NoError(t, flusher.Reconcile(context.Background(), nil, s.desired), "call %d", i)
+				requireTableHolds(t, table, s.stay, fmt.Sprintf("call %d", i))
+			}
+		})
+	}
+}
+
+// Two Reconcile calls on one Flusher with one desired state and different plans: each call
+// deletes what its own plan selects, and nothing a filter of the other selected.
+func TestReconcileJudgesEachCallByItsOwnPlan(t *testing.T) {
+	netnstest.Require(t)
+	ns := netnstest.New(t, "ownplan")
+	table := ns.Table(t)
+	flusher := newFlusher(t, ns)
+	desired := desiredServing(t, true, true, ap(ep4, 8080))
+	dnsA := flowsTo("udp", 41000, 5, ap(dns4, 53), ap(ep4b, 53))
+	dnsB := flowsTo("udp", 42000, 5, ap(dns4, 54), ap(ep4b, 54))
+	sctpA := flowsTo("sctp", 43000, 5, ap(dns4, 53), ap(ep4b, 53))
+	kept := flowsTo("udp", 44000, 5, ap(svc4, 80), ap(ep4, 8080))
+	all := concatFlows(dnsA, dnsB, sctpA, kept)
+	for i, s := range []struct {
+		plan conntrackorder.Plan
+		stay []netnstest.Flow
+	}{
+		{conntrackorder.Plan{{Protocol: conntrackorder.UDP, OrigDst: dns4, DstPort: 53}}, concatFlows(dnsB, sctpA, kept)},
+		{conntrackorder.Plan{{Protocol: conntrackorder.UDP, OrigDst: dns4, DstPort: 54}}, concatFlows(dnsA, sctpA, kept)},
+		{conntrackorder.Plan{{Protocol: conntrackorder.SCTP, OrigDst: dns4, DstPort: 53}}, concatFlows(dnsA, dnsB, kept)},
+		{nil, all},
+		{conntrackorder.Plan{{Protocol: conntrackorder.UDP, ReplySrc: ep4b}}, concatFlows(sctpA, kept)},
+		{conntrackorder.Plan{{Protocol: conntrackorder.UDP, OrigDst: dns4, DstPort: 54}}, concatFlows(dnsA, sctpA, kept)},
+	} {
+		require.NoError(t, table.Flush())
+		require.NoError(t, table.Insert(all...))
+		require.NoError(t, flusher.Reconcile(context.Background(), s.plan, desired), "call %d", i)
+		requireTableHolds(t, table, s.stay, fmt.Sprintf("call %d", i))
+	}
+}
+
+// Flush after Reconcile on one Flusher: "Flush is Reconcile without a desired state". A flow
+// the Reconcile kept from a filter (Desired.Keeps) the Flush of that filter deletes, and a
+// NodePort filter the Reconcile of a single-stack node applied to the node's family only
+// ("where Flush applies it to both") the Flush applies to both. And Reconcile after Flush
+// keeps them again.
+func TestFlushAfterReconcileJudgesWithoutTheDesiredState(t *testing.T) {
+	netnstest.Require(t)
+	ns := netnstest.New(t, "flushafter")
+	table := ns.Table(t)
+	flusher := newFlusher(t, ns)
+	// An IPv4-only node: its desired state still reads the IPv6 table, for svc6.
+	desired := desiredServing(t, true, false, ap(ep4, 8080), ap(ep6, 8080))
+	kept := flowsTo("udp", 41000, 5, ap(svc4, 80), ap(ep4, 8080))
+	kept6 := flowsTo("udp", 42000, 5, ap(svc6, 80), ap(ep6, 8080))
+	lost4 := flowsTo("udp", 43000, 5, ap(node4, 31080), netip.AddrPort{})
+	lost6 := flowsTo("udp", 44000, 5, ap(node6, 31080), netip.AddrPort{})
+	all := concatFlows(kept, kept6, lost4, lost6)
+	// The filters for svc4:80 (another service had it) and for NodePort 31080 (a deleted
+	// service had it).
+	plan := conntrackorder.Plan{
+		{Protocol: conntrackorder.UDP, OrigDst: svc4, DstPort: 80},
+		{Protocol: conntrackorder.UDP, DstPort: 31080},
+	}
+	for _, filtered := range []bool{true, false} {
+		ctnetlink.SetKernelFilter(flusher, filtered)
+		t.Run(fmt.Sprintf("kernel filter %v", filtered), func(t *testing.T) {
+			require.NoError(t, table.Flush())
+			require.NoError(t, table.Insert(all...))
+			require.NoError(t, flusher.Reconcile(context.Background(), plan, desired))
+			requireTableHolds(t, table, concatFlows(kept, kept6, lost6), "after Reconcile")
+
+			require.NoError(t, table.Flush())
+			require.NoError(t, table.Insert(all...))
+			require.NoError(t, flusher.Flush(context.Background(), plan))
+			requireTableHolds(t, table, kept6, "after Flush")
+
+			require.NoError(t, table.Flush())
+			require.NoError(t, table.Insert(all...))
+			require.NoError(t, flusher.Reconcile(context.Background(), plan, desired))
+			requireTableHolds(t, table, concatFlows(kept, kept6, lost6), "after Reconcile again")
+		})
+	}
+}
+
+// One Reconcile of an IPv4-only node that reads both tables (a service IP of each family):
+// "A filter of plan that names no address ... applies to the entries of the node's families
+// only", and the desired state judges a flow by its NodePort only in the node's families.
+// Each family's pass judges entries to the same ports by its own family; then the node is
+// told to be IPv6-only, and the same Flusher judges the other way round.
+func TestReconcileJudgesEachFamilyByTheNodesFamilies(t *testing.T) {
+	netnstest.Require(t)
+	ns := netnstest.New(t, "famnode")
+	table := ns.Table(t)
+	flusher := newFlusher(t, ns)
+	stale4 := flowsTo("udp", 41000, 5, ap(node4, 30080), netip.AddrPort{})
+	stale6 := flowsTo("udp", 42000, 5, ap(node6, 30080), netip.AddrPort{})
+	lost4 := flowsTo("udp", 43000, 5, ap(node4, 31080), netip.AddrPort{})
+	lost6 := flowsTo("udp", 44000, 5, ap(node6, 31080), netip.AddrPort{})
+	bad4 := flowsTo("udp", 45000, 5, ap(svc4, 80), ap(ep4b, 8080))
+	bad6 := flowsTo("udp", 46000, 5, ap(svc6, 80), ap(node6, 8080))
+	all := concatFlows(stale4, stale6, lost4, lost6, bad4, bad6)
+	plan := conntrackorder.Plan{{Protocol: conntrackorder.UDP, DstPort: 31080}}
+	for _, filtered := range []bool{true, false} {
+		ctnetlink.SetKernelFilter(flusher, filtered)
+		for _, c := range []struct {
+			name   string
+			n4, n6 bool
+			stay   []netnstest.Flow
+		}{
+			{"ipv4 only", true, false, concatFlows(stale6, lost6)},
+			{"ipv6 only", false, true, concatFlows(stale4, lost4)},
+			{"dual stack", true, true, nil},
+			{"ipv4 only again", true, false, concatFlows(stale6, lost6)},
+		} {
+			t.Run(fmt.Sprintf("%s/kernel filter %v", c.name, filtered), func(t *testing.T) {
+				require.NoError(t, table.Flush())
+				require.NoError(t, table.Insert(all...))
+				desired := desiredServing(t, c.n4, c.n6, ap(ep4, 8080), ap(ep6, 8080))
+				require.NoError(t, flusher.Reconcile(context.Background(), plan, desired))
+				requireTableHolds(t, table, c.stay, "")
+			})
+		}
+	}
+}
+
+// Entries that share their original destination and reply source but differ in protocol
+// are judged each by its own protocol: the desired state judges UDP flows only, Keeps keeps
+// UDP flows only, and a filter selects its protocol only ("every entry the kernel sends is
+// judged in full, protocol included").
+func TestReconcileJudgesEachProtocolOfOneDestination(t *testing.T) {
+	netnstest.Require(t)
+	ns := netnstest.New(t, "protos")
+	table := ns.Table(t)
+	flusher := newFlusher(t, ns)
+	desired := desiredServing(t, true, true, ap(ep4, 8080))
+	var (
+		byProto  = map[string][][]netnstest.Flow{}
+		port     = uint16(41000)
+		all      []netnstest.Flow
+		protos   = []string{"tcp", "sctp", "udp"}
+		replies  = []netip.AddrPort{ap(ep4, 8080), ap(ep4b, 8080), {}}
+		nodeDsts = []netip.AddrPort{ap(svc4, 80), ap(node4, 30080)}
+	)
+	for _, p := range protos {
+		for _, dst := range nodeDsts {
+			for _, r := range replies {
+				fl := flowsTo(p, port, 4, dst, r)
+				port += 4
+				byProto[p] = append(byProto[p], fl)
+				all = append(all, fl...)
+			}
+		}
+	}
+	// The groups in the order of the loops: svc4 (ep4, ep4b, none), node4:30080 (ep4,
+	// ep4b, none).
+	for _, c := range []struct {
+		name string
+		plan conntrackorder.Plan
+		stay []netnstest.Flow
+	}{
+		{
+			name: "desired state alone: only udp flows are judged",
+			stay: concatFlows(byProto["tcp"][0], byProto["tcp"][1], byProto["tcp"][2], byProto["tcp"][3], byProto["tcp"][4], byProto["tcp"][5],
+				byProto["sctp"][0], byProto["sctp"][1], byProto["sctp"][2], byProto["sctp"][3], byProto["sctp"][4], byProto["sctp"][5],
+				byProto["udp"][0], byProto["udp"][3]),
+		},
+		{
+			name: "sctp filters of the same destinations",
+			plan: conntrackorder.Plan{
+				{Protocol: conntrackorder.SCTP, OrigDst: svc4, DstPort: 80},
+				{Protocol: conntrackorder.SCTP, DstPort: 30080},
+			},
+			stay: concatFlows(byProto["tcp"][0], byProto["tcp"][1], byProto["tcp"][2], byProto["tcp"][3], byProto["tcp"][4], byProto["tcp"][5],
+				byProto["udp"][0], byProto["udp"][3]),
+		},
+		{
+			name: "tcp filter of the service's destination, udp filter of the endpoint",
+			plan: conntrackorder.Plan{
+				{Protocol: conntrackorder.TCP, OrigDst: svc4, DstPort: 80},
+				{Protocol: conntrackorder.UDP, ReplySrc: ep4},
+			},
+			// The udp flow to svc4 NATed to ep4 is kept from the filter; the one
+			// through the NodePort is not.
+			stay: concatFlows(byProto["tcp"][3], byProto["tcp"][4], byProto["tcp"][5],
+				byProto["sctp"][0], byProto["sctp"][1], byProto["sctp"][2], byProto["sctp"][3], byProto["sctp"][4], byProto["sctp"][5],
+				byProto["udp"][0]),
+		},
+	} {
+		for _, filtered := range []bool{true, false} {
+			ctnetlink.SetKernelFilter(flusher, filtered)
+			t.Run(fmt.Sprintf("%s/kernel filter %v", c.name, filtered), func(t *testing.T) {
+				require.NoError(t, table.Flush())
+				require.NoError(t, table.Insert(all...))
+				require.NoError(t, flusher.Reconcile(context.Background(), c.plan, desired))
+				requireTableHolds(t, table, c.stay, "")
+			})
+		}
+	}
+}
+
+// A pass over more distinct destinations and reply sources than it remembers deletes exactly
+// what its plan selects, and so does the next call on the same Flusher, whose plan selects
+// what the first kept.
+func TestFlushMoreDistinctEntriesThanAPassRemembers(t *testing.T) {
+	netnstest.Require(t)
+	ns := netnstest.New(t, "manykeys")
+	table := ns.Table(t)
+	flusher := newFlusher(t, ns)
+	const n = 12000 // more than maxVerdicts (8192) distinct keys
+	var toA, toB []netnstest.Flow
+	for i := 0; i < n; i++ {
+		dst := ap(netip.AddrFrom4([4]byte{198, 20, byte(i >> 8), byte(i)}), 53)
+		reply := ap(ep4, 53)
+		if i%3 == 0 {
+			reply = ap(ep4b, 53)
+		}
+		fl := netnstest.Flow{Protocol: "udp", Src: ap(cli4, 40000), Dst: dst, ReplySrc: reply}
+		if reply.Addr() == ep4 {
+			toA = append(toA, fl)
+		} else {
+			toB = append(toB, fl)
+		}
+	}
+	all := concatFlows(toA, toB)
+	count := func() int {
+		t.Helper()
+		got, err := table.Count(false, "udp")
+		require.NoError(t, err)
+		return got
+	}
+	for i, s := range []struct {
+		plan conntrackorder.Plan
+		stay int
+	}{
+		{conntrackorder.Plan{{Protocol: conntrackorder.UDP, ReplySrc: ep4b}}, len(toA)},
+		{conntrackorder.Plan{{Protocol: conntrackorder.UDP, ReplySrc: ep4}}, len(toB)},
+		{conntrackorder.Plan{{Protocol: conntrackorder.UDP, ReplySrc: ep4b}}, len(toA)},
+	} {
+		require.NoError(t, table.Flush())
+		require.NoError(t, table.Insert(all...))
+		require.Equal(t, n, count())
+		require.NoError(t, flusher.Flush(context.Background(), s.plan), "call %d", i)
+		assert.Equal(t, s.stay, count(), "call %d: entries left", i)
+	}
+	// And which ones: the last call left exactly the flows to ep4.
+	got, err := table.List()
+	require.NoError(t, err)
+	for _, fl := range got {
+		require.Equal(t, ep4, fl.ReplySrc.Addr(), "flow %v left", fl)
+	}
+}
+
+// Concurrent Reconcile and Flush calls on one Flusher with desired states that disagree: "calls
+// are serialized", each with its own plan and desired state, so that after all of them every
+// flow one of them deleted is gone, whatever their order.
+func TestConcurrentReconcilesWithDifferentDesiredStates(t *testing.T) {
+	netnstest.Require(t)
+	ns := netnstest.New(t, "concdes")
+	table := ns.Table(t)
+	flusher := newFlusher(t, ns)
+	toA := flowsTo("udp", 41000, 20, ap(svc4, 80), ap(ep4, 8080))
+	toB := flowsTo("udp", 42000, 20, ap(svc4, 80), ap(ep4b, 8080))
+	node := flowsTo("udp", 43000, 20, ap(node6, 31080), netip.AddrPort{})
+	other := flowsTo("udp", 44000, 20, ap(dns4, 53), ap(ep4, 53))
+	keepA := desiredServing(t, true, false, ap(ep4, 8080))
+	keepB := desiredServing(t, true, false, ap(ep4b, 8080))
+	nodePlan := conntrackorder.Plan{{Protocol: conntrackorder.UDP, DstPort: 31080}}
+	for round := 0; round < 10; round++ {
+		require.NoError(t, table.Flush())
+		require.NoError(t, table.Insert(concatFlows(toA, toB, node, other)...))
+		var wg sync.WaitGroup
+		errs := make(chan error, 6)
+		for i := 0; i < 2; i++ {
+			wg.Add(3)
+			go func() { defer wg.Done(); errs <- flusher.Reconcile(context.Background(), nodePlan, keepA) }()
+			go func() { defer wg.Done(); errs <- flusher.Reconcile(context.Background(), nodePlan, keepB) }()
+			go func() { defer wg.Done(); errs <- flusher.Flush(context.Background(), nodePlan) }()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+		// keepA deletes toB, keepB deletes toA, Flush deletes the IPv6 NodePort flows
+		// that the IPv4-only node's reconciles leave.
+		requireTableHolds(t, table, other, fmt.Sprintf("round %d", round))
+	}
+}

@@ -393,3 +393,97 @@ func kernelMessages(tb testing.TB) [][]byte {
 	}
 	return msgs
 }
+
+// statusEnd returns the offset in msg just past its CTA_STATUS attribute, walking its
+// top-level attributes; ok is false when msg has none.
+func statusEnd(msg []byte) (end int, ok bool) {
+	off := nl.SizeofNfgenmsg
+	for off < len(msg) {
+		typ, _, rest, good := nextAttr(msg[off:])
+		if !good {
+			return 0, false
+		}
+		off = len(msg) - len(rest)
+		if typ == nl.CTA_STATUS {
+			return off, true
+		}
+	}
+	return 0, false
+}
+
+// "It reads only the two tuples and the status ... and stops when it has them: ... nothing
+// after them decides a verdict." A real kernel's dump message (those of FuzzParseEntry's seed
+// corpus, with the attributes the kernel sends after the status) reads as the same entry when
+// it is cut anywhere after its status, or when everything after its status is garbage.
+func TestParseEntryIgnoresWhatFollowsTheStatus(t *testing.T) {
+	msgs := kernelMessages(t)
+	msgs = append(msgs, encodeEntry(udpEntry(ap(node4, 30080), ap(ep4, 8080))), encodeEntry(udpEntry(ap(svc6, 80), ap(ep6, 8080))))
+	for i, msg := range msgs {
+		want, ok := parseEntry(msg)
+		require.True(t, ok, "message %d: % x", i, msg)
+		end, ok := statusEnd(msg)
+		require.True(t, ok, "message %d has no status: % x", i, msg)
+		for cut := end; cut <= len(msg); cut++ {
+			got, ok := parseEntry(msg[:cut])
+			require.True(t, ok, "message %d cut at %d of %d", i, cut, len(msg))
+			require.Equal(t, want, got, "message %d cut at %d of %d", i, cut, len(msg))
+		}
+		for _, fill := range []byte{0x00, 0x01, 0xff} {
+			bad := append([]byte(nil), msg...)
+			for k := end; k < len(bad); k++ {
+				bad[k] = fill
+			}
+			got, ok := parseEntry(bad)
+			require.True(t, ok, "message %d with 0x%02x after its status", i, fill)
+			require.Equal(t, want, got, "message %d with 0x%02x after its status", i, fill)
+		}
+	}
+}
+
+// Malformed attributes after the status leave the entry readable, judged from its tuples and
+// status; one before the status, which the parser must read to reach it, makes it unreadable
+// ("an attribute it reads runs past the message").
+func TestParseEntryReadsUpToTheStatusWhereverItIs(t *testing.T) {
+	f := udpEntry(ap(node4, 30080), ap(ep4, 8080))
+	orig := appendAttr(nil, nl.CTA_TUPLE_ORIG|nl.NLA_F_NESTED, encodeTuple(f.FamilyType, f.Forward))
+	reply := appendAttr(nil, nl.CTA_TUPLE_REPLY|nl.NLA_F_NESTED, encodeTuple(f.FamilyType, f.Reverse))
+	zone := appendAttr(nil, nl.CTA_ZONE|nl.NLA_F_NET_BYTEORDER, []byte{0, 5})
+	status := func(s uint32) []byte {
+		return appendAttr(nil, nl.CTA_STATUS|nl.NLA_F_NET_BYTEORDER, binary.BigEndian.AppendUint32(nil, s))
+	}
+	// An attribute header that says 200 bytes, with 4 of them present.
+	pastTheEnd := append(binary.NativeEndian.AppendUint16(binary.NativeEndian.AppendUint16(nil, 200), nl.CTA_TIMEOUT), 0, 0, 0, 1)
+	shortHeader := binary.NativeEndian.AppendUint16(binary.NativeEndian.AppendUint16(nil, 2), nl.CTA_MARK)
+	msg := func(parts ...[]byte) []byte {
+		m := []byte{f.FamilyType, nl.NFNETLINK_V0, 0, 0}
+		for _, p := range parts {
+			m = append(m, p...)
+		}
+		return m
+	}
+	nated := ctEntry{proto: unix.IPPROTO_UDP, dstNAT: true, origDst: ap(node4, 30080), replySrc: ap(ep4, 8080)}
+	notNATed := ctEntry{proto: unix.IPPROTO_UDP, origDst: ap(node4, 30080), replySrc: ap(ep4, 8080)}
+	tests := []struct {
+		name   string
+		give   []byte
+		want   ctEntry
+		wantOK bool
+	}{
+		{"an attribute past the end after the status", msg(orig, reply, zone, status(0x1a8), pastTheEnd), nated, true},
+		{"an attribute shorter than its header after the status", msg(orig, reply, status(0x1a8), shortHeader), nated, true},
+		{"stray bytes after the status", msg(orig, reply, status(0x1a8), []byte{1, 2, 3}), nated, true},
+		{"the status read after a zone", msg(orig, reply, zone, status(0x8), pastTheEnd), notNATed, true},
+		{"the status first", msg(status(0x1a8), orig, reply, pastTheEnd), nated, true},
+		{"the status between the tuples", msg(orig, status(0x1a8), reply, shortHeader), nated, true},
+		{"an attribute past the end before the status", msg(orig, reply, pastTheEnd, status(0x1a8)), ctEntry{}, false},
+		{"an attribute shorter than its header before the status", msg(orig, reply, shortHeader, status(0x1a8)), ctEntry{}, false},
+		{"an attribute past the end between the tuples", msg(orig, pastTheEnd, reply, status(0x1a8)), ctEntry{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := parseEntry(tt.give)
+			require.Equal(t, tt.wantOK, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

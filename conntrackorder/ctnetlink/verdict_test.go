@@ -4,6 +4,7 @@ package ctnetlink
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
 	"testing"
 
@@ -197,6 +198,133 @@ func BenchmarkJudge(b *testing.B) {
 			if want := b.N / len(p.msgs) * 1000; stale < want {
 				b.Fatalf("%d stale entries judged, want at least %d", stale, want)
 			}
+		})
+	}
+}
+
+// judgeAll judges each message with j, in order, and requires every verdict to be the full
+// judgment's and the one wanted.
+func judgeAll(t *testing.T, j *judge, msgs [][]byte, want []bool) {
+	t.Helper()
+	for i, msg := range msgs {
+		e, ok := parseEntry(msg)
+		require.True(t, ok, "message %d", i)
+		require.Equal(t, j.decide(e), j.stale(e), "message %d: entry %+v", i, e)
+		assert.Equal(t, want[i], j.stale(e), "message %d: entry %+v", i, e)
+	}
+}
+
+// An IPv4 entry and an IPv6 entry of the IPv4-mapped forms of its addresses are different
+// entries ("Addresses of an IPv4 entry must be IPv4, not IPv4-mapped IPv6"): a flow NATed to
+// a serving endpoint through the NodePort is kept, the IPv6 one of the mapped addresses is
+// not served by it, and a filter for an IPv4 address selects the IPv4 entry only. In either
+// order.
+func TestRememberedVerdictsTellIPv4FromIPv4MappedIPv6(t *testing.T) {
+	mapped := func(a netip.Addr) netip.Addr { return netip.AddrFrom16(a.As16()) }
+	dns4 := netip.MustParseAddr("198.18.9.53")
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: conntrackorder.UDP, Port: 80,
+		ClusterIPs: []netip.Addr{svc4}, NodePort: 30080}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{ap(ep4, 8080)}))
+	idx, err := newIndex(conntrackorder.Plan{{Protocol: conntrackorder.UDP, OrigDst: dns4, DstPort: 53}})
+	require.NoError(t, err)
+	v4node := encodeEntry(udpEntry(ap(node4, 30080), ap(ep4, 8080)))
+	v6node := encodeEntry(entryReply(ap(mapped(cli4), 40000), ap(mapped(node4), 30080), ap(mapped(ep4), 8080)))
+	v4dns := encodeEntry(udpEntry(ap(dns4, 53), ap(dns4, 53)))
+	v6dns := encodeEntry(entryReply(ap(mapped(cli4), 40000), ap(mapped(dns4), 53), ap(mapped(dns4), 53)))
+	for _, c := range []struct {
+		name string
+		msgs [][]byte
+		want []bool
+	}{
+		{"ipv4 first", [][]byte{v4node, v6node, v4dns, v6dns, v4node, v6node, v4dns, v6dns}, []bool{false, true, true, false, false, true, true, false}},
+		{"mapped first", [][]byte{v6node, v4node, v6dns, v4dns, v6node, v4node, v6dns, v4dns}, []bool{true, false, false, true, true, false, false, true}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := &judge{idx: idx, desired: tr.Desired(), onNode: true, verdicts: map[verdictKey]bool{}}
+			judgeAll(t, j, c.msgs, c.want)
+		})
+	}
+}
+
+// entryReply is a UDP entry from src to dst whose reply comes from reply.
+func entryReply(src, dst, reply netip.AddrPort) *netlink.ConntrackFlow {
+	f := entry(unix.IPPROTO_UDP, src, dst, reply.Addr())
+	f.Reverse.SrcPort = reply.Port()
+	return f
+}
+
+// Entries with the same destination and reply source, one of each protocol, are judged each by
+// its own: the desired state judges UDP only, Keeps keeps UDP only, and a filter selects its
+// protocol only. Whichever protocol comes first.
+func TestRememberedVerdictsTellProtocolsApart(t *testing.T) {
+	tr := conntrackorder.NewTracker()
+	require.NoError(t, tr.SetService(conntrackorder.ServicePort{Name: "a", Protocol: conntrackorder.UDP, Port: 80,
+		ClusterIPs: []netip.Addr{svc4}, NodePort: 30080}))
+	require.NoError(t, tr.SetEndpoints("a", []netip.AddrPort{ap(ep4, 8080)}))
+	idx, err := newIndex(conntrackorder.Plan{{Protocol: conntrackorder.SCTP, OrigDst: svc4, DstPort: 80}})
+	require.NoError(t, err)
+	msg := func(proto uint8, reply netip.Addr) []byte {
+		f := entry(proto, ap(cli4, 40000), ap(svc4, 80), reply)
+		f.Reverse.SrcPort = 8080
+		return encodeEntry(f)
+	}
+	// Served by ep4: kept if UDP, selected by the SCTP filter if SCTP. Served by ep4b:
+	// contradicts if UDP, selected if SCTP. TCP: neither.
+	type judged struct {
+		msg   []byte
+		stale bool
+	}
+	cases := map[string][]judged{
+		"tcp":  {{msg(unix.IPPROTO_TCP, ep4), false}, {msg(unix.IPPROTO_TCP, ep4b), false}},
+		"udp":  {{msg(unix.IPPROTO_UDP, ep4), false}, {msg(unix.IPPROTO_UDP, ep4b), true}},
+		"sctp": {{msg(unix.IPPROTO_SCTP, ep4), true}, {msg(unix.IPPROTO_SCTP, ep4b), true}},
+	}
+	for _, order := range [][]string{{"tcp", "udp", "sctp"}, {"udp", "sctp", "tcp"}, {"sctp", "tcp", "udp"}} {
+		t.Run(fmt.Sprint(order), func(t *testing.T) {
+			j := &judge{idx: idx, desired: tr.Desired(), onNode: true, verdicts: map[verdictKey]bool{}}
+			var msgs [][]byte
+			var want []bool
+			for round := 0; round < 2; round++ {
+				for _, p := range order {
+					for _, c := range cases[p] {
+						msgs = append(msgs, c.msg)
+						want = append(want, c.stale)
+					}
+				}
+			}
+			judgeAll(t, j, msgs, want)
+		})
+	}
+}
+
+// An entry not DNATed judged before a DNATed one of the same tuples: a filter on the reply
+// source selects the DNATed one only, whichever comes first, and an entry created with its
+// NATed reply tuple (IPS_DST_NAT_DONE, reply from another address) counts as DNATed.
+func TestRememberedVerdictsTellDNATFromNotInEitherOrder(t *testing.T) {
+	idx, err := newIndex(conntrackorder.Plan{{Protocol: conntrackorder.UDP, DstPort: 30080, ReplySrc: ep4b}})
+	require.NoError(t, err)
+	f := udpEntry(ap(node4, 30080), ap(ep4b, 8080))
+	const (
+		confirmed = 0x8   // IPS_CONFIRMED
+		natDone   = 0x188 // IPS_CONFIRMED | IPS_SRC_NAT_DONE | IPS_DST_NAT_DONE
+		dnat      = 0x1a8 // and IPS_DST_NAT
+	)
+	for _, c := range []struct {
+		name   string
+		status []uint32
+		want   []bool
+	}{
+		{"not DNATed first", []uint32{confirmed, dnat, confirmed, natDone, confirmed}, []bool{false, true, false, true, false}},
+		{"DNAT done first", []uint32{natDone, confirmed, dnat, confirmed}, []bool{true, false, true, false}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := &judge{idx: idx, onNode: true, verdicts: map[verdictKey]bool{}}
+			var msgs [][]byte
+			for _, s := range c.status {
+				msgs = append(msgs, encodeEntryStatus(f, s))
+			}
+			judgeAll(t, j, msgs, c.want)
 		})
 	}
 }
