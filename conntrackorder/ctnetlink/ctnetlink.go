@@ -105,9 +105,12 @@ func (f *Flusher) Flush(ctx context.Context, plan conntrackorder.Plan) error {
 //
 // The cost is linear: building the plan's sets costs the plan's size, and each entry of the
 // table costs one lookup per filter shape in the plan (at most seven) and at most three for
-// the desired state, whatever the number of filters and services. The table is read message
-// by message and never held: memory does not grow with the table. Deletes are sent in
-// batches, one netlink round trip for many.
+// the desired state, whatever the number of filters and services. A pass remembers the
+// verdict of each protocol, DNAT status, original destination and reply source it has
+// judged, all that decides one, so that the entries of many clients of one endpoint cost
+// one lookup each. The table is read message by message and never held: memory does not
+// grow with the table (the remembered verdicts are at most 8,192, kept by the Flusher for
+// its next pass). Deletes are sent in batches, one netlink round trip for many.
 //
 // Reconcile refuses a bad plan before it touches the table, like Flush. An empty plan with a
 // desired state that contradicts nothing does nothing. ctx is handled as by Flush. When an

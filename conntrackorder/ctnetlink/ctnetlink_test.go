@@ -735,11 +735,13 @@ func (f desiredFilter) MatchConntrackFlow(flow *netlink.ConntrackFlow) bool {
 //
 //	go test -run '^$' -bench Reconcile100k -benchmem -count 5 ./conntrackorder/ctnetlink/
 //
-// Measured on Linux 6.18, 2 vCPUs (AMD EPYC), load 1.2, count 5, medians: stream 343 ms/op,
-// 1.1 B allocated and 0.8 B peak RSS per entry, 1245 allocs; bare-dump 327 ms/op (0.95×),
-// 1.0 B and 0.7 B per entry; netlink-dump 602 ms/op (1.76×), 937 B allocated and 556 B peak
-// RSS per entry. The stream does what the bare dump does and deletes 2,000 entries besides;
-// batching the deletes (16 KiB to a write) brought it from 1.4× the bare dump to 1.05×.
+// Measured on Linux 6.18, 2 vCPUs (AMD EPYC), load 1.5-1.8, the kernel's default conntrack
+// hash size (262144 buckets; internal/kubeproxybench/rounds.sh raises it, and a larger one
+// changes every figure), count 5, medians: stream 131 ms/op, 1.1 B allocated and 1.0 B peak
+// RSS per entry, 1245 allocs; bare-dump 113 ms/op (0.87×), 1.0 B and 0.9 B per entry;
+// netlink-dump 566 ms/op (4.3×), 937 B allocated and 575 B peak RSS per entry. The stream
+// does what the bare dump does and deletes 2,000 entries besides, 2% of the table: batching
+// the deletes (16 KiB to a write) brought it from 1.4× the bare dump to 1.05-1.15×.
 func BenchmarkReconcile100k(b *testing.B) {
 	netnstest.Require(b)
 	const n = 100000

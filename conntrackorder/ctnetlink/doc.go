@@ -58,25 +58,26 @@
 // table size; time is linear in the number of entries, plus the plan and the desired state,
 // plus one netlink round trip per batch of deletes. On a 100,000-entry table with 2,000 stale
 // entries (BenchmarkReconcile100k, whose comment has the figures and the machine),
-// ConntrackDeleteFilters with the same judgment took about 1.8 times as long as one
-// Reconcile, allocated about 1,000 times as many bytes, and raised resident memory about 700
-// times as much; a bare dump of the table, which judges and deletes nothing, took 0.95×.
+// ConntrackDeleteFilters with the same judgment took about 4.3 times as long as one
+// Reconcile, allocated about 830 times as many bytes, and raised resident memory about 580
+// times as much; a bare dump of the table, which judges and deletes nothing, took 0.87×.
 //
 // On a busy node's table of 220,000 entries (200,000 of them TCP, 200 UDP entries stale), a
-// Reconcile told the node's families took about 0.03× the time of kube-proxy's own cleanup,
+// Reconcile told the node's families took 0.025-0.030× the time of kube-proxy's own cleanup,
 // CleanStaleEntries of k8s.io/kubernetes/pkg/proxy/conntrack at v1.34 and v1.37, on an
 // IPv4-only or IPv6-only node, with kube-proxy run for that family as a single-stack
-// kube-proxy runs it, and 0.055× on a dual-stack node; at a million entries 0.025-0.032×
-// single-stack and 0.055× dual-stack. Against a bare dump of the node's UDP entries from the
-// same table, in the same process, it took 1.05-1.10× at 220,000 entries and 1.09-1.10× at a
-// million on a single-stack node (1.04-1.06× dual-stack): the kernel's walk of the whole
-// table is most of both, and the Reconcile adds its judgment of each UDP entry, about
-// 0.24 µs, and its deletes. Not told, on a single-stack node it took about 1.7× that dump:
-// it also read the other family's empty table, which the kernel walks whole. It allocated
-// 0.0001× kube-proxy's bytes, and its resident memory did not grow where kube-proxy's grew
-// by 60-220 MB (415-1060 MB at a million entries). The module internal/kubeproxybench holds
-// that benchmark, its figures, the commands that take them, and the entries the two delete
-// differently.
+// kube-proxy runs it, and 0.055× on a dual-stack node; at a million entries 0.031-0.040×
+// single-stack and 0.051-0.056× dual-stack. Against a bare dump of the node's UDP entries
+// from the same table, in the same process, it took 0.94-1.09× on every node shape and
+// size, within the method's noise (a process's median moves by about a tenth): the kernel's
+// walk of the whole table is most of both, and the Reconcile adds its judgment of each UDP
+// entry, about 0.13 µs (one lookup of the verdict its pass remembers for the entry's
+// destination and reply source), and its deletes. Not told, on a single-stack node it took
+// 1.5-1.9× that dump: it also read the other family's empty table, which the kernel walks
+// whole. It allocated 0.0001× kube-proxy's bytes, and its resident memory did not grow
+// where kube-proxy's grew by 74-196 MB (430-959 MB at a million entries). The module
+// internal/kubeproxybench holds that benchmark, its figures, the commands that take them,
+// and the entries the two delete differently.
 //
 // # Kernel-side filtering
 //
