@@ -20,10 +20,10 @@ const (
 // release of a leads to a return that says failure, by one result, returns holding a where
 // that result says success, and its caller takes the obligation with the result. A try-lock
 // that keeps the lock when it returns true, a lookup that returns its entry locked or nil, a
-// beginUpdate that returns nil holding what its endUpdate releases. The result read is the
-// error (nil against an error known non-nil, or one under an err != nil test), else a bool
-// (one constant against the other), else a nilable result (anything but nil against nil).
-// A return that holds a and says failure stays a leak: the contract is broken there. So does
+// beginUpdate that returns nil holding what its endUpdate releases. The results are read
+// from the last to the first (outcomeReader), and the first whose every release return says
+// failure decides. A return that holds a and says failure stays a leak: the contract is
+// broken there. So does
 // every return when a release needs a local of the function (m.ReleaseAddress(ip) for an ip
 // the function does not return): its caller could not release it.
 func (w *walker) holdsOnSuccess(leaks []leak) []leak {
