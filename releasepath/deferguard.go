@@ -341,16 +341,7 @@ func (w *walker) deferGuardRuns(ret *ast.ReturnStmt, st *state, errRet bool) boo
 // aroundAcquisition reports whether s is a statement of a block that holds the acquisition.
 func (w *walker) aroundAcquisition(s ast.Stmt) bool {
 	for _, n := range w.a.stmtStack {
-		var list []ast.Stmt
-		switch b := n.(type) {
-		case *ast.BlockStmt:
-			list = b.List
-		case *ast.CaseClause:
-			list = b.Body
-		case *ast.CommClause:
-			list = b.Body
-		}
-		if slices.Contains(list, s) {
+		if list, _ := stmtList(n); slices.Contains(list, s) {
 			return true
 		}
 	}

@@ -110,15 +110,8 @@ func (w *walker) releasesSay(i int, read func(ast.Expr, *releaseCall) outcome, w
 // mu.Unlock(); return nil, err. Nil when the block ends otherwise.
 func returnAfter(r *releaseCall) *ast.ReturnStmt {
 	for k := len(r.stack) - 2; k >= 0; k-- {
-		var list []ast.Stmt
-		switch b := r.stack[k].(type) {
-		case *ast.BlockStmt:
-			list = b.List
-		case *ast.CaseClause:
-			list = b.Body
-		case *ast.CommClause:
-			list = b.Body
-		default:
+		list, ok := stmtList(r.stack[k])
+		if !ok {
 			continue
 		}
 		if len(list) == 0 {
@@ -190,4 +183,17 @@ func (w *walker) callerCanRelease() bool {
 		}
 	}
 	return true
+}
+
+// stmtList returns the statements of a block, case or select clause, and whether n is one.
+func stmtList(n ast.Node) ([]ast.Stmt, bool) {
+	switch b := n.(type) {
+	case *ast.BlockStmt:
+		return b.List, true
+	case *ast.CaseClause:
+		return b.Body, true
+	case *ast.CommClause:
+		return b.Body, true
+	}
+	return nil, false
 }
