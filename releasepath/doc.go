@@ -157,12 +157,17 @@
 //
 // suggestedfix: a diagnostic carries the #97740 fix, a defer of the release right after the
 // acquisition's error check and the success path's release deleted, only when it cannot
-// change behaviour: a scoped acquisition with one release, no path that hands it on, no defer
-// registered in between, and nothing after the release but a return whose results neither
-// call nor receive. The first leaking return carries it, since it fixes them all;
-// releasepath -fix applies it. c.mu.Unlock(); c.touch(k) gets no fix: deferred, the Unlock
-// would run after touch. Nor does c.mu.Unlock(); return <-ch, nil, or a send or a select
-// after the Unlock: each may wait for a goroutine that needs the lock first.
+// change behaviour: a scoped acquisition with one release, no path that hands it on, and no
+// defer registered in between. After a lock's release, nothing may follow but a return whose
+// results neither call nor receive: c.mu.Unlock(); c.touch(k) gets no fix, since deferred,
+// the Unlock would run after touch; nor does c.mu.Unlock(); return <-ch, nil, or a send or a
+// select after the Unlock: each may wait for a goroutine that needs the lock first. After
+// any other release, what follows may do anything that mentions neither the acquired value
+// nor the acquisition's receiver or arguments: releasepath -fix on
+// k8s.io/legacy-cloud-providers v0.20.1 writes the v0.20.2 change, since the release there
+// is followed by g.GetRegionForwardingRule, which touches none of them; f.Close();
+// os.Remove(path) after os.Open(path) gets no fix. The first leaking return carries the
+// fix, since it fixes them all; releasepath -fix applies it.
 //
 // # Suppressing
 //

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -29,6 +30,9 @@ import (
 //   - nothing but a return follows the release on the success path, its results neither
 //     call nor receive, and no defer is registered between the acquisition and the release:
 //     moving the release to the function's end then changes nothing the success path does.
+//     For a resource that is not a lock, what follows may be anything that mentions neither
+//     the acquired value nor the acquisition's receiver or arguments (mentionedAfter):
+//     #97740's release is followed by g.GetRegionForwardingRule, which touches none of them.
 //     The counterexamples are c.mu.Unlock(); c.touch(k), where touch locks c.mu (deferred,
 //     the Unlock runs after touch, which then deadlocks), and c.mu.Unlock(); return <-ch,
 //     nil, where the sender may lock c.mu before it sends.
@@ -76,7 +80,11 @@ func (w *walker) fix() (analysis.SuggestedFix, bool) {
 			break
 		}
 	}
-	if w.assignedAfter(relStmt, acqStmt.End()) || !w.onlyReturnFollows(del, r.stack) || w.deferBetween(acqStmt.End(), del.Pos()) {
+	// After a lock's release anything may take the lock, so only a return may follow it; after
+	// any other release, anything that leaves the resource alone ( #97740's success path reads
+	// the forwarding rule after releasing the address).
+	follows := w.onlyReturnFollows(del, r.stack) || (!isLock(a) && !w.mentionedAfter(del, r.stack))
+	if w.assignedAfter(relStmt, acqStmt.End()) || !follows || w.deferBetween(acqStmt.End(), del.Pos()) {
 		return analysis.SuggestedFix{}, false
 	}
 
@@ -411,6 +419,69 @@ func (w *walker) deferBetween(from, to token.Pos) bool {
 			if n.Pos() > from && n.Pos() < to {
 				found = true
 			}
+		}
+		return !found
+	})
+	return found
+}
+
+// isLock reports whether a takes a lock: its verb is Lock (Lock, RLock, TryLock).
+func isLock(a *acquisition) bool {
+	m, ok := matchVerb(a.name)
+	return ok && m.verb == "Lock"
+}
+
+// mentionedAfter reports whether a statement after del (with its ancestors in stack), in its
+// block or a block around it up to the function body, mentions an acquired value, the root of
+// the acquisition's receiver or of one of its arguments: moved to the function's end, the
+// release would then run after something that uses what it releases.
+func (w *walker) mentionedAfter(del ast.Stmt, stack []ast.Node) bool {
+	info := w.p.pass.TypesInfo
+	objs := map[types.Object]bool{}
+	for o := range w.a.values {
+		objs[o] = true
+	}
+	for o := range w.a.basic {
+		objs[o] = true
+	}
+	for o := range w.a.argRoots {
+		objs[o] = true // os.Remove(path) after f.Close() for os.Open(path)
+	}
+	if r := rootObj(info, receiver(info, w.a.call)); r != nil {
+		objs[r] = true
+	}
+	start := slices.Index(stack, ast.Node(del))
+	if start < 0 {
+		return true
+	}
+	child := ast.Node(del)
+	for i := start - 1; i >= 0; i-- {
+		list, ok := stmtList(stack[i])
+		if ok {
+			after := false
+			for _, s := range list {
+				if after && mentionsAny(info, s, objs) {
+					return true
+				}
+				if s == child {
+					after = true
+				}
+			}
+		}
+		if stack[i] == w.body {
+			return false
+		}
+		child = stack[i]
+	}
+	return true
+}
+
+// mentionsAny reports whether n refers to any of objs.
+func mentionsAny(info *types.Info, n ast.Node, objs map[types.Object]bool) bool {
+	found := false
+	ast.Inspect(n, func(x ast.Node) bool {
+		if id, ok := x.(*ast.Ident); ok && objs[info.Uses[id]] {
+			found = true
 		}
 		return !found
 	})

@@ -17,8 +17,7 @@ import (
 // TestUpstreamKubernetes97740 runs the command on the real package of kubernetes#97740,
 // k8s.io/legacy-cloud-providers/gce, through the Go module proxy: v0.20.1 is flagged at
 // exactly the five returns that skip the release, v0.20.2 is clean, go vet -vettool reports
-// the same, and -fix leaves v0.20.1 as it is, since a call follows the release on its success
-// path. One temporary module holds v0.20.1 as a dependency and the two copies, so that the
+// the same, and -fix turns v0.20.1 into v0.20.2. One temporary module holds v0.20.1 as a dependency and the two copies, so that the
 // dependencies are loaded once.
 func TestUpstreamKubernetes97740(t *testing.T) {
 	if testing.Short() {
@@ -96,17 +95,39 @@ func TestUpstreamKubernetes97740(t *testing.T) {
 		assert.Equal(t, want, vetLines, "go vet output:\n%s", out)
 	}
 
-	// -fix on the copy of v0.20.1 changes nothing: on the success path the release at line 229
-	// is followed by g.GetRegionForwardingRule, which a deferred release would precede. The
-	// v0.20.2 change made that move, harmless there; a tool cannot prove it harmless, so the
-	// findings stay without a fix (the shape with the release last is fixed in the testdata
-	// package addresshold).
-	before := readLines(t, filepath.Join(dir, "gcefix", file))
+	// -fix on the copy of v0.20.1 writes the v0.20.2 change: the release deferred right after
+	// the hold's error check, and the release at the end of the success path deleted with its
+	// nil guard. What follows that release, g.GetRegionForwardingRule and the status, mentions
+	// neither the address manager nor the address, so the deferred release may run after it.
+	// Three differences remain, none in what the code does: v0.20.2 has a comment on the
+	// defer; it placed the defer one statement later, after the log of the reserved IP, where
+	// the fix places it right after the error check; and the driver's formatting of the fixed
+	// file adds a //go:build line beside the old // +build one.
 	_, _ = run(bin, "-test=false", "-fix", "./gcefix")
-	assert.Equal(t, before, readLines(t, filepath.Join(dir, "gcefix", file)), "-fix leaves v0.20.1 as it is")
+	var fixed []string
+	for _, l := range readLines(t, filepath.Join(dir, "gcefix", file)) {
+		if l != "//go:build !providerless" {
+			fixed = append(fixed, l)
+		}
+	}
+	var v0202 []string
+	var logLine string
+	for _, l := range readLines(t, filepath.Join(dir, "gce0202", file)) {
+		switch {
+		case l == "// Release the address if all resources were created successfully, or if we error out.":
+		case strings.Contains(l, `reserved IP %q for the forwarding rule`):
+			logLine = l // moved after the defer
+		default:
+			v0202 = append(v0202, l)
+			if logLine != "" && l == "}()" {
+				v0202, logLine = append(v0202, logLine), ""
+			}
+		}
+	}
+	assert.Equal(t, v0202, fixed, "-fix on v0.20.1 writes v0.20.2's change")
 	out, err = run(bin, "-test=false", "-json", "./gcefix")
 	require.NoError(t, err, out)
-	assert.Len(t, parseJSON(t, out)["upstreamcheck/gcefix"], len(want), "the five findings stay")
+	assert.Empty(t, parseJSON(t, out)["upstreamcheck/gcefix"], "the fixed copy is clean")
 }
 
 type jsonDiag struct {

@@ -22,8 +22,9 @@ func (c *cloud) ensureForwardingRule(ip string) error { return nil }
 func (c *cloud) getForwardingRule() (string, error)   { return "", nil }
 
 // ensureV1201 leaks the reservation on every error return between the hold and the release.
-// Its findings carry no fix: getForwardingRule follows the release on the success path, and
-// a deferred release would run after it instead of before.
+// Its first finding carries the v1.20.2 fix: getForwardingRule follows the release on the
+// success path, but it mentions neither the address manager nor the address, so the release
+// may run after it.
 func (c *cloud) ensureV1201(name, ipToUse string) (string, error) {
 	var err error
 	var addrMgr *addressManager
@@ -35,7 +36,7 @@ func (c *cloud) ensureV1201(name, ipToUse string) (string, error) {
 		}
 	}
 	if err = c.ensureFirewall(ipToUse); err != nil {
-		return "", err // want `return may skip addrMgr.ReleaseAddress \(HoldAddress at line 32\)`
+		return "", err // want `return may skip addrMgr.ReleaseAddress \(HoldAddress at line 33\)`
 	}
 	if err := c.ensureBackendService(); err != nil {
 		return "", err // want `return may skip addrMgr.ReleaseAddress`
@@ -69,7 +70,7 @@ func (c *cloud) ensureReleaseLast(name, ipToUse string) (string, error) {
 		}
 	}
 	if err = c.ensureFirewall(ipToUse); err != nil {
-		return "", err // want `return may skip addrMgr.ReleaseAddress \(HoldAddress at line 66\)`
+		return "", err // want `return may skip addrMgr.ReleaseAddress \(HoldAddress at line 67\)`
 	}
 	if err := c.ensureForwardingRule(ipToUse); err != nil {
 		return "", err // want `return may skip addrMgr.ReleaseAddress`

@@ -113,6 +113,27 @@ func holdThenProgram(m *addrMgr) error {
 	return nil
 }
 
+// holdThenLookup reads something else after the release, as #97740's success path reads the
+// forwarding rule: nothing after it mentions m, ip or the hold's arguments, so the fix defers
+// the release even though a call follows it.
+func holdThenLookup(m *addrMgr, name string) (string, error) {
+	ip, err := m.HoldAddress()
+	if err != nil {
+		return "", err
+	}
+	if err := program(ip); err != nil {
+		return "", err // want `return may skip m.ReleaseAddress \(HoldAddress at line 120\)`
+	}
+	m.ReleaseAddress()
+	rule, err := lookup(name)
+	if err != nil {
+		return "", err
+	}
+	return rule, nil
+}
+
+func lookup(name string) (string, error) { return name, nil }
+
 // openReturn closes the file right before its last return: the fix defers the Close.
 func openReturn(path string) ([]byte, error) {
 	f, err := os.Open(path)
@@ -121,7 +142,7 @@ func openReturn(path string) ([]byte, error) {
 	}
 	buf := make([]byte, 16)
 	if _, err := f.Read(buf); err != nil {
-		return nil, err // want `return may skip f.Close \(Open at line 118\)`
+		return nil, err // want `return may skip f.Close \(Open at line 139\)`
 	}
 	f.Close()
 	return buf, nil
@@ -136,7 +157,7 @@ func openThenRemove(path string) ([]byte, error) {
 	}
 	buf := make([]byte, 16)
 	if _, err := f.Read(buf); err != nil {
-		return nil, err // want `return may skip f.Close \(Open at line 133\)`
+		return nil, err // want `return may skip f.Close \(Open at line 154\)`
 	}
 	f.Close()
 	os.Remove(path)
@@ -159,7 +180,7 @@ func (s *server) openMaybeKept(path string, keep bool) error {
 		return nil
 	}
 	if err := check(f); err != nil {
-		return err // want `return may skip f.Close \(Open at line 153\)`
+		return err // want `return may skip f.Close \(Open at line 174\)`
 	}
 	f.Close()
 	return nil
@@ -173,20 +194,20 @@ func release(ctx context.Context, a address) error { return nil }
 func leaseReturn(ctx context.Context, a address) error {
 	l := lease.New("address/a", a, release)
 	if err := program(a.ip); err != nil {
-		return err // want `return may skip l.Release \(New at line 174\)`
+		return err // want `return may skip l.Release \(New at line 195\)`
 	}
 	l.Release(ctx)
 	return nil
 }
 
-// leaseThenProgram programs after the release: no fix.
+// leaseThenProgram programs the leased address again after the release: no fix.
 func leaseThenProgram(ctx context.Context, a address) error {
 	l := lease.New("address/a", a, release)
 	if err := program(a.ip); err != nil {
-		return err // want `return may skip l.Release \(New at line 184\)`
+		return err // want `return may skip l.Release \(New at line 205\)`
 	}
 	l.Release(ctx)
-	return program("")
+	return program(a.ip)
 }
 
 type volume struct{ ID string }
@@ -205,7 +226,7 @@ func (c *client) createRollback(name string) (*volume, error) {
 		return nil, err
 	}
 	if name == "" {
-		return nil, errors.New("no name") // want `return may skip c.DeleteVolume \(CreateVolume at line 203\)`
+		return nil, errors.New("no name") // want `return may skip c.DeleteVolume \(CreateVolume at line 224\)`
 	}
 	if err := c.AttachVolume(vol.ID); err != nil {
 		_ = c.DeleteVolume(vol.ID)
@@ -223,7 +244,7 @@ func ipamRollback(stdin []byte) (*ipam.Result, error) {
 		return nil, err
 	}
 	if len(r.IPs) == 0 {
-		return nil, errors.New("no IP") // want `return may skip ipam.ExecDel \(ExecAdd at line 221\)`
+		return nil, errors.New("no IP") // want `return may skip ipam.ExecDel \(ExecAdd at line 242\)`
 	}
 	if err := program(r.IPs[0]); err != nil {
 		ipam.ExecDel("host-local", stdin)
@@ -239,7 +260,7 @@ func (c *cache) lockReturnReceive(k string, ch <-chan string) (string, error) {
 	c.mu.Lock()
 	_, ok := c.m[k]
 	if !ok {
-		return "", errMissing // want `return may skip c.mu.Unlock \(Lock at line 239\)`
+		return "", errMissing // want `return may skip c.mu.Unlock \(Lock at line 260\)`
 	}
 	c.mu.Unlock()
 	return <-ch, nil
@@ -251,7 +272,7 @@ func (c *cache) lockThenSend(k string, ch chan<- string) error {
 	c.mu.Lock()
 	v, ok := c.m[k]
 	if !ok {
-		return errMissing // want `return may skip c.mu.Unlock \(Lock at line 251\)`
+		return errMissing // want `return may skip c.mu.Unlock \(Lock at line 272\)`
 	}
 	c.mu.Unlock()
 	ch <- v
@@ -264,7 +285,7 @@ func (c *cache) lockThenSelect(k string, ch chan<- string, done <-chan struct{})
 	c.mu.Lock()
 	v, ok := c.m[k]
 	if !ok {
-		return errMissing // want `return may skip c.mu.Unlock \(Lock at line 264\)`
+		return errMissing // want `return may skip c.mu.Unlock \(Lock at line 285\)`
 	}
 	c.mu.Unlock()
 	select {
