@@ -35,6 +35,11 @@ esac
 # sized for it, since the kernel's walk of the table for a dump costs its buckets as well as its
 # entries: 262144 buckets for 220k entries (the default of a machine with this much memory),
 # 1048576 for 1M.
+# Both are the machine's and are put back on exit, so that other benchmarks (the ctnetlink
+# package's BenchmarkReconcile100k) run on the default again.
+max=$(sysctl -n net.netfilter.nf_conntrack_max)
+buckets=$(cat /sys/module/nf_conntrack/parameters/hashsize)
+trap 'sysctl -qw net.netfilter.nf_conntrack_max="$max"; echo "$buckets" >/sys/module/nf_conntrack/parameters/hashsize' EXIT
 sysctl -qw net.netfilter.nf_conntrack_max=1500000
 hashsize() {
 	case $1 in
