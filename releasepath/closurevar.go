@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 )
 
 // closureVars returns the local variables of body bound once to a function literal, v :=
@@ -83,7 +84,7 @@ func (p *pkgChecker) closureCallReleases(a *acquisition, all []callInfo, body *a
 		}
 		params := litParams(info, lit)
 		for _, r := range a.releases {
-			if !within(lit.Body, r.call) || !unconditional(r.stack, lit.Body, r.call) {
+			if !within(lit.Body, r.call) || !unconditional(info, r.stack, lit.Body, r.call) {
 				continue // func() { if verbose { s.mu.Unlock() } }: a call may release nothing
 			}
 			if p.passesRelease(a, c.call, r, params) {
@@ -96,32 +97,37 @@ func (p *pkgChecker) closureCallReleases(a *acquisition, all []callInfo, body *a
 
 // passesRelease reports whether call, of a literal with these parameters, makes the literal's
 // release r release a: r is on no parameter (the literal captured the value), or on one the
-// call passes the acquired value or the root of its receiver.
+// call passes the acquired value, the lock itself (unlock(&p.mu)) or its receiver's root.
 func (p *pkgChecker) passesRelease(a *acquisition, call *ast.CallExpr, r *releaseCall, params []types.Object) bool {
 	info := p.pass.TypesInfo
-	roots := []ast.Expr{receiver(info, r.call)}
-	roots = append(roots, r.call.Args...)
-	onParam := false
-	for _, e := range roots {
-		o := rootObj(info, e)
-		for i, prm := range params {
-			if o == nil || o != prm {
-				continue
-			}
-			onParam = true
-			if i < len(call.Args) {
-				if k, ok := exprKey(info, call.Args[i]); ok && a.recvKey != "" && k == a.recvKey {
-					return true // unlock(&p.mu)
-				}
-				if id, ok := ast.Unparen(call.Args[i]).(*ast.Ident); ok {
-					if v := info.Uses[id]; v != nil && (a.values[v] || a.basic[v] || v == rootObj(info, receiver(info, a.call))) {
-						return true
-					}
-				}
+	on := releaseParams(info, r.call, params)
+	for _, i := range on {
+		if i >= len(call.Args) {
+			continue
+		}
+		if k, ok := exprKey(info, call.Args[i]); ok && a.recvKey != "" && k == a.recvKey {
+			return true
+		}
+		if id, ok := ast.Unparen(call.Args[i]).(*ast.Ident); ok {
+			if v := info.Uses[id]; v != nil && (a.values[v] || a.basic[v] || v == rootObj(info, receiver(info, a.call))) {
+				return true
 			}
 		}
 	}
-	return !onParam
+	return len(on) == 0
+}
+
+// releaseParams returns the indices of the parameters a release call is made on or with.
+func releaseParams(info *types.Info, call *ast.CallExpr, params []types.Object) []int {
+	var on []int
+	for _, e := range append([]ast.Expr{receiver(info, call)}, call.Args...) {
+		if o := rootObj(info, e); o != nil {
+			if i := slices.Index(params, o); i >= 0 {
+				on = append(on, i)
+			}
+		}
+	}
+	return on
 }
 
 // litParams returns the parameters of lit in order, nil for an unnamed one.
@@ -145,7 +151,7 @@ func (w *walker) capturedRelease(lit *ast.FuncLit) bool {
 	info := w.p.pass.TypesInfo
 	params := litParams(info, lit)
 	for _, r := range w.litReleases(lit) {
-		if _, g := w.guardOf(lit, r); g == deferUnconditional && w.p.passesRelease(w.a, &ast.CallExpr{}, &releaseCall{call: r}, params) {
+		if _, g := w.guardOf(lit, r); g == deferUnconditional && len(releaseParams(info, r, params)) == 0 {
 			return true
 		}
 	}
@@ -155,7 +161,7 @@ func (w *walker) capturedRelease(lit *ast.FuncLit) bool {
 // unconditional reports whether call, with its ancestors stack, runs whenever body (one of
 // them) runs: no loop, switch, select or function literal between them, and no if unless
 // call is in its init or condition or under a nil guard (if c != nil { c.Close() }).
-func unconditional(stack []ast.Node, body ast.Node, call *ast.CallExpr) bool {
+func unconditional(info *types.Info, stack []ast.Node, body ast.Node, call *ast.CallExpr) bool {
 	in := false
 	for _, n := range stack {
 		if n == body {
@@ -170,7 +176,7 @@ func unconditional(stack []ast.Node, body ast.Node, call *ast.CallExpr) bool {
 			*ast.CaseClause, *ast.CommClause, *ast.FuncLit:
 			return false
 		case *ast.IfStmt:
-			if within(n.Body, call) && isNilGuard(n.Cond) {
+			if within(n.Body, call) && comparesToNil(info, n.Cond) {
 				continue
 			}
 			if within(n.Body, call) || (n.Else != nil && within(n.Else, call)) {
@@ -181,15 +187,8 @@ func unconditional(stack []ast.Node, body ast.Node, call *ast.CallExpr) bool {
 	return in
 }
 
-// isNilGuard reports whether cond is x != nil.
-func isNilGuard(cond ast.Expr) bool {
+// comparesToNil reports whether cond is x != nil.
+func comparesToNil(info *types.Info, cond ast.Expr) bool {
 	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
-	if !ok || b.Op != token.NEQ {
-		return false
-	}
-	isNil := func(e ast.Expr) bool {
-		id, ok := ast.Unparen(e).(*ast.Ident)
-		return ok && id.Name == "nil"
-	}
-	return isNil(b.X) != isNil(b.Y)
+	return ok && b.Op == token.NEQ && isNilIdent(info, b.X) != isNilIdent(info, b.Y)
 }

@@ -203,7 +203,7 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 		return site{idx, strings.TrimPrefix(k, objID(root))}, true
 	}
 	for _, c := range collectCalls(info, decl.Body, false, func(_ *ast.CallExpr, fn *types.Func) bool { return fn != nil }) {
-		always := unconditional(c.stack, decl.Body, c.call)
+		always := unconditional(info, c.stack, decl.Body, c.call)
 		if r := receiver(info, c.call); r != nil {
 			if s, ok := at(r); ok {
 				name := c.fn.Name()
