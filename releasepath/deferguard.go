@@ -22,8 +22,18 @@ type condRelease struct {
 // flags declared before it.
 func (w *walker) initialDefers(st *state) {
 	info := w.p.pass.TypesInfo
+	var stack []ast.Node // n's ancestors, from the body, as collectCalls keeps them
 	ast.Inspect(w.body, func(n ast.Node) bool {
-		if n == nil || n.Pos() >= w.a.call.Pos() {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return false
+		}
+		if n.Pos() >= w.a.call.Pos() {
+			return false
+		}
+		if exclusiveBranches(w.a.stmtStack, append(stack, n)) {
+			// The branch the acquisition's does not run with: if write { mu.Lock(); unlock =
+			// mu.Unlock } else { mu.RLock() } leaves unlock as it was for the RLock.
 			return false
 		}
 		switch n := n.(type) {
@@ -64,6 +74,7 @@ func (w *walker) initialDefers(st *state) {
 				}
 			}
 		}
+		stack = append(stack, n)
 		return true
 	})
 }

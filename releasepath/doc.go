@@ -38,7 +38,9 @@
 //     s[0].
 //   - methodvalue: a method value of the release is evidence too, and releases when it is
 //     called: unlock := c.mu.Unlock; defer unlock(), also when it was taken before the
-//     acquisition.
+//     acquisition, or chosen with it in two branches (if write { mu.Lock(); unlock =
+//     mu.Unlock } else { mu.RLock() } after unlock := mu.RUnlock): an assignment in the
+//     branch the acquisition's does not run with leaves the variable as it was.
 //   - lockmode: a lock is released only by the release of its mode, RLock and TryRLock by
 //     RUnlock, Lock and TryLock by Unlock. The other mode's release on the same mutex, after
 //     the lock, releases nothing but is evidence: c.mu.RLock(); v := c.m[k]; c.mu.Unlock();
@@ -73,6 +75,15 @@
 //     { f.Close() }. The tests around the acquisition settle a variable never assigned after
 //     its declaration.
 //   - neverreturns: panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal.
+//   - callerexits: a return whose error is known non-nil, in a function whose every call
+//     ends the process on that error: if err := run(); err != nil { log.Fatal(err) }, err
+//     := run() and then if err != nil { fmt.Fprintln(os.Stderr, err); os.Exit(1) },
+//     log.Fatal(run()), or return run() (and if err != nil { return err }) in a function
+//     whose own calls do. Nothing a command leaves open outlives it. Only for a function
+//     no other package can call (unexported, or in package main), that is called at least
+//     once and never taken as a value, and no interface of the package has a method of its
+//     name; a call that logs the error and goes on, or drops it, keeps every finding. A
+//     return that may say success is still reported: the process goes on after it.
 //   - loopinstance: a path around a loop back to the acquisition ends that instance's
 //     search; the next iteration's acquisition is its own: for … { mu.Lock(); …; mu.Unlock() }.
 //   - enteredholding: a function entered holding the lock, whose first call on it is the
@@ -98,7 +109,14 @@
 //   - wrapper: a function of the same package that releases its argument or receiver:
 //     defer closeQuietly(f). A release on a field of the parameter made with a local of the
 //     helper is the helper's own, no release of the parameter: c.replies.Delete(reply) in a
-//     request helper deletes the reply it made.
+//     request helper deletes the reply it made. A function of another package counts by
+//     the summary its package exports as a fact, which is stricter: the releases it always
+//     makes on a parameter, its receiver or a field path of one, and does not take back,
+//     so defer util.CloseQuietly(f), t.UnlockAndNotify() for t.Mu.Lock() and
+//     locks.Unlock(&b.mu) release, while a helper that only reads f (util.Stat(f)), closes
+//     it under a condition, or locks and unlocks t.Mu itself releases nothing of the
+//     caller's. The summaries reach the analyzer wherever facts do: go vet, golangci-lint
+//     and the command compute them for every package they load.
 //   - receiverfield: a function of the same package that releases a field path of its
 //     receiver or of an argument releases that lock of what the call passes it:
 //     t.unlockAndNotify() for t.mu.Lock() when unlockAndNotify calls t.mu.Unlock() ("must be

@@ -87,7 +87,7 @@ func newAnalyzer(c *config) *analysis.Analyzer {
 		Name:     "releasepath",
 		Doc:      extractDoc(doc),
 		URL:      "https://pkg.go.dev/github.com/safereconcile/safereconcile/releasepath",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer},
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, factsAnalyzer},
 		Run:      func(pass *analysis.Pass) (any, error) { return run(pass, c) },
 	}
 	a.Flags.Init("releasepath", flag.ContinueOnError)
@@ -119,7 +119,8 @@ func extractDoc(src string) string {
 func run(pass *analysis.Pass, c *config) (any, error) {
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	cfgs := pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs)
-	p := &pkgChecker{pass: pass, cfg: c, cfgs: cfgs, pairs: map[string]*pair{}}
+	imported := pass.ResultOf[factsAnalyzer].(importedSummaries)
+	p := &pkgChecker{pass: pass, cfg: c, cfgs: cfgs, pairs: map[string]*pair{}, imported: func(fn *types.Func) *wrapperInfo { return imported[fn] }}
 	for i := range defaultPairs {
 		p.pairs[defaultPairs[i].acquire] = &defaultPairs[i]
 	}
@@ -188,9 +189,20 @@ type pkgChecker struct {
 
 	decls    map[*types.Func]*ast.FuncDecl // this package's functions, for release wrappers
 	wrappers map[*types.Func]*wrapperInfo
+	imported func(*types.Func) *wrapperInfo                   // another package's function's summary, from its fact
+	uses     map[*types.Func][]use                            // references to this package's functions (callerexits)
+	exits    map[*types.Func]bool                             // whether each function's callers exit on its error
 	bools    map[ast.Node]*boolVars                           // each function's bool variables, for correlated
 	closures map[*ast.BlockStmt]map[types.Object]*ast.FuncLit // each body's closure variables
 	comments map[*token.File]map[int][]string                 // line → comment texts
+}
+
+// addDecl records fd, the declaration of fn, for the summaries.
+func (p *pkgChecker) addDecl(fn *types.Func, fd *ast.FuncDecl) {
+	if p.decls == nil {
+		p.decls = map[*types.Func]*ast.FuncDecl{}
+	}
+	p.decls[fn] = fd
 }
 
 func (p *pkgChecker) indexFile(f *ast.File) {
@@ -201,7 +213,7 @@ func (p *pkgChecker) indexFile(f *ast.File) {
 	for _, d := range f.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
 			if fn, ok := p.pass.TypesInfo.Defs[fd.Name].(*types.Func); ok {
-				p.decls[fn] = fd
+				p.addDecl(fn, fd)
 			}
 		}
 	}

@@ -10,12 +10,20 @@ import (
 	"github.com/safereconcile/safereconcile/releasepath"
 )
 
+// TestFactsSummarizeWhatExportedFunctionsRelease checks the facts the summaries travel in:
+// one for each exported function that releases something of a parameter or its receiver,
+// none for one that only reads it or cannot be called from outside.
+func TestFactsSummarizeWhatExportedFunctionsRelease(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), releasepath.FactsAnalyzer, "wrapper/closers")
+}
+
 // TestAnalyzer checks every rule on its testdata package: a "// want" on each return that
 // leaks, and clean code beside it that the rule must not report. The packages are loaded in
 // one go.
 func TestAnalyzer(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer,
 		"addresshold",
+		"callerexits",
 		"cniipam",
 		"closurevar",
 		"compositehandoff",

@@ -424,9 +424,13 @@ func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 			}
 		}
 	}
-	need := w.a.kind == scoped || (errRet && w.errorEvident(ret, &st))
+	evident := errRet && w.errorEvident(ret, &st)
+	need := w.a.kind == scoped || evident
 	if !need {
 		return
+	}
+	if evident && w.callerExits() {
+		return // the process ends at once: nothing is left behind
 	}
 	if w.deferGuardRuns(ret, &st, errRet) {
 		return

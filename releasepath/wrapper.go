@@ -2,6 +2,7 @@ package releasepath
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"slices"
 	"strings"
@@ -45,14 +46,66 @@ func (p *pkgChecker) isReleaseName(name, full string) bool {
 type wrapperInfo struct {
 	names map[int][][2]string // param index → {name, full name} of each release call on or with it
 	// fields lists, per param index, the release calls made on the parameter or on a field
-	// path of it (t.mu.Unlock() in a method of t), as {path, name}: path is the receiver's
-	// exprKey after the parameter's own, "" for the parameter itself.
+	// path of it (t.mu.Unlock() in a method of t), as {path, name}: path is the field names
+	// after the parameter (".mu"), "" for the parameter itself.
 	fields map[int][][2]string
 }
 
-// wrapperReleases reports whether call is a call of a function of this package that releases the acquired value (or the acquisition's
-// receiver) it is passed: a release wrapper such as closeQuietly(f) or m.cleanup(). For a function acquisition (ipam.ExecAdd(plugin, conf)), the wrapper may
-// take the acquisition's arguments instead: ReleaseIPAllocation(conf, plugin).
+// fieldPath returns the object e is rooted at and the names of the fields e selects from it:
+// ".mu" for t.mu and &t.mu, "" for t itself. A summary keeps names, not objects, so that it
+// travels to other packages as a fact; [resolveFields] turns them back into a key.
+func fieldPath(info *types.Info, e ast.Expr) (types.Object, string, bool) {
+	switch x := e.(type) {
+	case *ast.Ident:
+		o := info.Uses[x]
+		if o == nil {
+			o = info.Defs[x]
+		}
+		return o, "", o != nil
+	case *ast.SelectorExpr:
+		sel, ok := info.Selections[x]
+		if !ok || sel.Kind() != types.FieldVal {
+			return nil, "", false
+		}
+		o, path, ok := fieldPath(info, x.X)
+		return o, path + "." + sel.Obj().Name(), ok
+	case *ast.StarExpr:
+		return fieldPath(info, x.X)
+	case *ast.ParenExpr:
+		return fieldPath(info, x.X)
+	case *ast.UnaryExpr:
+		if x.Op == token.AND {
+			return fieldPath(info, x.X)
+		}
+	}
+	return nil, "", false
+}
+
+// resolveFields returns the suffix [exprKey] writes for the field names path (".mu.inner")
+// selected from a value of type t, looking unexported names up in pkg, the package of the
+// function whose summary names them.
+func resolveFields(t types.Type, pkg *types.Package, path string) (string, bool) {
+	if t == nil {
+		return "", false
+	}
+	var b strings.Builder
+	for _, name := range strings.Split(path, ".")[1:] {
+		obj, _, _ := types.LookupFieldOrMethod(t, true, pkg, name)
+		v, ok := obj.(*types.Var)
+		if !ok || !v.IsField() {
+			return "", false
+		}
+		b.WriteString("." + objID(v))
+		t = v.Type()
+	}
+	return b.String(), true
+}
+
+// wrapperReleases reports whether call is a call of a function that releases the acquired
+// value (or the acquisition's receiver) it is passed: a release wrapper such as
+// closeQuietly(f), m.cleanup() or another package's util.CloseQuietly(f). For a function
+// acquisition (ipam.ExecAdd(plugin, conf)), the wrapper may take the acquisition's arguments
+// instead: ReleaseIPAllocation(conf, plugin).
 func (p *pkgChecker) wrapperReleases(a *acquisition, call *ast.CallExpr, fn *types.Func, isRel func(name, full string) bool) bool {
 	wi := p.wrapper(fn)
 	if wi == nil {
@@ -85,9 +138,16 @@ func (p *pkgChecker) wrapperReleases(a *acquisition, call *ast.CallExpr, fn *typ
 	return false
 }
 
-// wrapper returns what fn, a function of this package, releases of its parameters.
+// wrapper returns what fn releases of its parameters: computed from the body for a function
+// of this package, read from its package's fact for another (nil when it exported none).
 func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 	fn = fn.Origin()
+	if fn.Pkg() == nil {
+		return nil // error.Error
+	}
+	if fn.Pkg() != p.pass.Pkg {
+		return p.imported(fn)
+	}
 	if wi, ok := p.wrappers[fn]; ok {
 		return wi
 	}
@@ -143,7 +203,10 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 				if rel && (isIdent(r) || !argsLocal(info, call, decl.Body)) {
 					add(idx, nf)
 				}
-				if inner != nil {
+				// What a call on a field of the parameter releases of its own receiver is the
+				// parameter's only as a direct release is (c.replies.Store(key, v) for a local
+				// key stores and deletes the function's own).
+				if inner != nil && (isIdent(r) || !argsLocal(info, call, decl.Body)) {
 					for _, x := range inner.names[-1] {
 						add(idx, x)
 					}
@@ -184,7 +247,13 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 	taken := map[site]bool{}
 	var order []site
 	record := func(s site, name string) {
-		if taken[s] || slices.Contains(out[s], name) {
+		for t := range taken {
+			// A path the body took, or a field of it (sync.Mutex's own t.mu.mu).
+			if t.idx == s.idx && (s.path == t.path || strings.HasPrefix(s.path, t.path+".")) {
+				return
+			}
+		}
+		if slices.Contains(out[s], name) {
 			return
 		}
 		if out[s] == nil {
@@ -194,13 +263,12 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 	}
 	// at returns the parameter and field path e is rooted at.
 	at := func(e ast.Expr) (site, bool) {
-		k, ok := exprKey(info, e)
-		root := rootObj(info, e)
+		root, path, ok := fieldPath(info, e)
 		idx, isParam := params[root]
-		if !ok || root == nil || !isParam || !strings.HasPrefix(k, objID(root)) {
+		if !ok || !isParam {
 			return site{}, false
 		}
-		return site{idx, strings.TrimPrefix(k, objID(root))}, true
+		return site{idx, path}, true
 	}
 	for _, c := range collectCalls(info, decl.Body, false, func(_ *ast.CallExpr, fn *types.Func) bool { return fn != nil }) {
 		always := unconditional(info, c.stack, decl.Body, c.call)
@@ -214,6 +282,12 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 				}
 				if always && len(c.call.Args) == 0 && p.isReleaseName(name, funcName(c.fn)) {
 					record(s, name)
+					if c.fn.Pkg() != p.pass.Pkg {
+						// Another package's release is the whole of it: what t.mu.Unlock does
+						// inside sync.Mutex is no release of t's. A helper of this package
+						// named like one (t.parent.unlock()) is read for what it releases.
+						continue
+					}
 				}
 			}
 		}
@@ -290,7 +364,10 @@ func (p *pkgChecker) releasesField(a *acquisition, call *ast.CallExpr, fn *types
 			return false
 		}
 		for _, f := range wi.fields[idx] {
-			if k+f[0] == a.recvKey && isRel(f[1]) {
+			if !isRel(f[1]) {
+				continue
+			}
+			if rest, ok := resolveFields(info.TypeOf(e), fn.Pkg(), f[0]); ok && k+rest == a.recvKey {
 				return true
 			}
 		}

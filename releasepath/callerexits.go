@@ -1,0 +1,223 @@
+package releasepath
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+)
+
+// A use is one reference to a function of the package, with its nearest ancestors (the
+// parent last) and the function declaration it is in (nil in a function literal).
+type use struct {
+	id      *ast.Ident
+	parents []ast.Node
+	in      *types.Func
+}
+
+// maxUseParents is how many ancestors a use keeps: enough for if err := run(); err != nil,
+// whose call sits in an assignment in an if.
+const maxUseParents = 4
+
+// funcUses returns the references to each function of the package, found in one walk.
+func (p *pkgChecker) funcUses() map[*types.Func][]use {
+	if p.uses != nil {
+		return p.uses
+	}
+	p.uses = map[*types.Func][]use{}
+	info := p.pass.TypesInfo
+	for _, f := range p.pass.Files {
+		var stack []ast.Node
+		var in []*types.Func // the enclosing declaration, nil inside a function literal
+		ast.Inspect(f, func(n ast.Node) bool {
+			if n == nil {
+				switch stack[len(stack)-1].(type) {
+				case *ast.FuncDecl, *ast.FuncLit:
+					in = in[:len(in)-1]
+				}
+				stack = stack[:len(stack)-1]
+				return true
+			}
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				fn, _ := info.Defs[n.Name].(*types.Func)
+				in = append(in, fn)
+			case *ast.FuncLit:
+				in = append(in, nil)
+			case *ast.Ident:
+				if fn, ok := info.Uses[n].(*types.Func); ok && fn.Pkg() == p.pass.Pkg {
+					u := use{id: n, parents: append([]ast.Node(nil), stack[max(0, len(stack)-maxUseParents):]...)}
+					if len(in) > 0 {
+						u.in = in[len(in)-1]
+					}
+					p.uses[fn] = append(p.uses[fn], u)
+				}
+			}
+			stack = append(stack, n)
+			return true
+		})
+	}
+	return p.uses
+}
+
+// callerExits reports whether every caller of fn ends the process, or returns the error to
+// a caller that does, as soon as fn returns an error: the error returns of a command's
+// run() error under main's if err := run(); err != nil { log.Fatal(err) } leave nothing
+// behind that outlives the process. Only a function no other package can call qualifies
+// (unexported, or in package main), called at least once, never used as a value, and not a
+// method an interface of the package could call.
+func (p *pkgChecker) callerExits(fn *types.Func) bool {
+	if v, ok := p.exits[fn]; ok {
+		return v
+	}
+	if p.exits == nil {
+		p.exits = map[*types.Func]bool{}
+	}
+	p.exits[fn] = false // a cycle proves nothing
+	v := p.computeCallerExits(fn)
+	p.exits[fn] = v
+	return v
+}
+
+func (p *pkgChecker) computeCallerExits(fn *types.Func) bool {
+	sig := fn.Type().(*types.Signature)
+	res := sig.Results()
+	if res.Len() == 0 || !isError(res.At(res.Len()-1).Type()) {
+		return false
+	}
+	if fn.Exported() && p.pass.Pkg.Name() != "main" {
+		return false
+	}
+	if sig.Recv() != nil && p.interfaceHasMethod(fn.Name()) {
+		return false
+	}
+	uses := p.funcUses()[fn]
+	if len(uses) == 0 {
+		return false
+	}
+	for _, u := range uses {
+		if !p.useExits(u) {
+			return false
+		}
+	}
+	return true
+}
+
+// interfaceHasMethod reports whether an interface type declared in the package has a method
+// of this name: a call through it reaches the method unseen.
+func (p *pkgChecker) interfaceHasMethod(name string) bool {
+	for _, tv := range p.pass.TypesInfo.Types {
+		if it, ok := tv.Type.(*types.Interface); ok {
+			for i := 0; i < it.NumMethods(); i++ {
+				if it.Method(i).Name() == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// useExits reports whether u is a call whose error ends the process: log.Fatal(run()),
+// return run() in a function whose callers exit, or the error assigned and tested at once,
+// if err := run(); err != nil { … os.Exit(1) } or err := run() followed by that if.
+func (p *pkgChecker) useExits(u use) bool {
+	info := p.pass.TypesInfo
+	ps := u.parents
+	at := func(i int) ast.Node { // the i-th ancestor, 0 the parent
+		if i >= len(ps) {
+			return nil
+		}
+		return ps[len(ps)-1-i]
+	}
+	i := 0
+	if sel, ok := at(0).(*ast.SelectorExpr); ok && sel.Sel == u.id {
+		i++ // a.run()
+	}
+	call, ok := at(i).(*ast.CallExpr)
+	if !ok || ast.Unparen(call.Fun) != ast.Expr(u.id) && !isSelOf(call.Fun, u.id) {
+		return false // used as a value
+	}
+	switch parent := at(i + 1).(type) {
+	case *ast.CallExpr:
+		return neverReturns(info, parent) // log.Fatal(run())
+	case *ast.ReturnStmt:
+		return len(parent.Results) > 0 && parent.Results[len(parent.Results)-1] == call && u.in != nil && p.callerExits(u.in)
+	case *ast.AssignStmt:
+		if len(parent.Rhs) != 1 || len(parent.Lhs) == 0 {
+			return false
+		}
+		id, ok := parent.Lhs[len(parent.Lhs)-1].(*ast.Ident)
+		if !ok {
+			return false
+		}
+		errObj := info.ObjectOf(id)
+		if errObj == nil {
+			return false
+		}
+		switch outer := at(i + 2).(type) {
+		case *ast.IfStmt:
+			return outer.Init == parent && p.exitBranch(outer, errObj, u.in)
+		case *ast.BlockStmt:
+			return p.nextExits(outer.List, parent, errObj, u.in)
+		case *ast.CaseClause:
+			return p.nextExits(outer.Body, parent, errObj, u.in)
+		}
+	}
+	return false
+}
+
+func isSelOf(e ast.Expr, id *ast.Ident) bool {
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	return ok && sel.Sel == id
+}
+
+// nextExits reports whether the statement after s in list is an if that exits on errObj.
+func (p *pkgChecker) nextExits(list []ast.Stmt, s ast.Stmt, errObj types.Object, in *types.Func) bool {
+	for i, x := range list {
+		if x == s && i+1 < len(list) {
+			ifs, ok := list[i+1].(*ast.IfStmt)
+			return ok && ifs.Init == nil && p.exitBranch(ifs, errObj, in)
+		}
+	}
+	return false
+}
+
+// exitBranch reports whether ifs tests errObj != nil and its branch ends the process: its
+// last statement never returns, or returns the error (return err, return fmt.Errorf("…:
+// %w", err)) from a function whose callers exit.
+func (p *pkgChecker) exitBranch(ifs *ast.IfStmt, errObj types.Object, in *types.Func) bool {
+	info := p.pass.TypesInfo
+	cond, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)
+	if !ok || cond.Op != token.NEQ {
+		return false
+	}
+	x, y := cond.X, cond.Y
+	if isNilIdent(info, x) {
+		x, y = y, x
+	}
+	if id, ok := ast.Unparen(x).(*ast.Ident); !ok || info.ObjectOf(id) != errObj || !isNilIdent(info, y) {
+		return false
+	}
+	if len(ifs.Body.List) == 0 {
+		return false
+	}
+	switch last := ifs.Body.List[len(ifs.Body.List)-1].(type) {
+	case *ast.ExprStmt:
+		call, ok := ast.Unparen(last.X).(*ast.CallExpr)
+		return ok && neverReturns(info, call)
+	case *ast.ReturnStmt:
+		return len(last.Results) > 0 && mentionsObj(info, last.Results[len(last.Results)-1], errObj) && in != nil && p.callerExits(in)
+	}
+	return false
+}
+
+// callerExits reports whether the function checked is one whose callers all end the
+// process on its error.
+func (w *walker) callerExits() bool {
+	fd, ok := w.fnNode.(*ast.FuncDecl)
+	if !ok {
+		return false
+	}
+	fn, ok := w.p.pass.TypesInfo.Defs[fd.Name].(*types.Func)
+	return ok && w.p.callerExits(fn)
+}

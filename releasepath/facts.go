@@ -1,0 +1,146 @@
+package releasepath
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"reflect"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// factsAnalyzer exports, for each exported function of every package, what the function
+// releases of its parameters and receiver, so that a release through another package's
+// helper counts: defer util.CloseQuietly(f). It is the ctrlflow of lostcancel's layout:
+// releasepath requires it and reads its result, declares no facts of its own, and so its
+// testdata needs no fact expectations.
+//
+// The summary is the one the wrapper rule computes for the package's own functions, from
+// the release verbs alone: a configured pair is the checking package's, unknown where the
+// helper was compiled.
+var factsAnalyzer = &analysis.Analyzer{
+	Name:       "releasefacts",
+	Doc:        "export what each function releases of its parameters, for releasepath",
+	URL:        "https://pkg.go.dev/github.com/safereconcile/safereconcile/releasepath",
+	Requires:   []*analysis.Analyzer{inspect.Analyzer},
+	Run:        runFacts,
+	FactTypes:  []analysis.Fact{new(releasesFact)},
+	ResultType: reflect.TypeFor[importedSummaries](),
+}
+
+// releasesFact is a function's summary as a fact: for each parameter (-1 the receiver),
+// the releases it always makes on the parameter or a field path of it and does not take
+// back ([wrapperInfo.fields]), as {field path, name}. Only this strict half of the summary
+// travels: a release under a condition (poll.FD.decref's destroy), or one a helper makes of
+// a lock it took itself (sync.Map.Store's m.mu), is the callee's own business, and across
+// the standard library's layers the loose half would say that f.Stat() closes f. Names that
+// another package could not call are dropped.
+type releasesFact struct {
+	Releases map[int][][2]string
+}
+
+func (*releasesFact) AFact() {}
+
+// String lists the releases by parameter, the receiver first: "releases(recv.mu:Unlock
+// 0:Close)".
+func (f *releasesFact) String() string {
+	var idxs []int
+	for i := range f.Releases {
+		idxs = append(idxs, i)
+	}
+	slices.Sort(idxs)
+	var parts []string
+	for _, i := range idxs {
+		param := fmt.Sprint(i)
+		if i < 0 {
+			param = "recv"
+		}
+		for _, pf := range f.Releases[i] {
+			parts = append(parts, param+pf[0]+":"+pf[1])
+		}
+	}
+	return "releases(" + strings.Join(parts, " ") + ")"
+}
+
+// summaryOf turns a fact back into the summary the wrapper rules read: each release counts
+// for the parameter it is made on, and for its field path.
+func summaryOf(f *releasesFact) *wrapperInfo {
+	wi := &wrapperInfo{names: map[int][][2]string{}, fields: f.Releases}
+	for i, rs := range f.Releases {
+		for _, r := range rs {
+			if nf := [2]string{r[1], ""}; !slices.Contains(wi.names[i], nf) {
+				wi.names[i] = append(wi.names[i], nf)
+			}
+		}
+	}
+	return wi
+}
+
+// factOf returns the fact to export for wi, nil when it releases nothing another package
+// could name.
+func factOf(wi *wrapperInfo) *releasesFact {
+	if wi == nil {
+		return nil
+	}
+	out := map[int][][2]string{}
+	for i, rs := range wi.fields {
+		for _, r := range rs {
+			if token.IsExported(r[1]) {
+				out[i] = append(out[i], r)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &releasesFact{Releases: out}
+}
+
+// importedSummaries is factsAnalyzer's result: the summaries of the other packages'
+// functions that the package calls, read from their facts while the pass can read them.
+type importedSummaries map[*types.Func]*wrapperInfo
+
+func runFacts(pass *analysis.Pass) (any, error) {
+	imported := importedSummaries{}
+	read := func(fn *types.Func) *wrapperInfo {
+		if wi, ok := imported[fn]; ok {
+			return wi
+		}
+		var f releasesFact
+		var wi *wrapperInfo
+		if pass.ImportObjectFact(fn, &f) {
+			wi = summaryOf(&f)
+		}
+		imported[fn] = wi
+		return wi
+	}
+	p := &pkgChecker{pass: pass, pairs: map[string]*pair{}, imported: read}
+	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	for n := range ins.PreorderSeq((*ast.FuncDecl)(nil), (*ast.CallExpr)(nil)) {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			if fn, ok := pass.TypesInfo.Defs[n.Name].(*types.Func); ok && n.Body != nil {
+				p.addDecl(fn, n)
+			}
+		case *ast.CallExpr:
+			if fn, ok := typeutil.Callee(pass.TypesInfo, n).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg() != pass.Pkg {
+				read(fn.Origin())
+			}
+		}
+	}
+	for fn := range p.decls {
+		if !fn.Exported() {
+			continue // a fact on it would not leave the package
+		}
+		if f := factOf(p.wrapper(fn)); f != nil {
+			pass.ExportObjectFact(fn, f)
+		}
+	}
+	return imported, nil
+}
