@@ -120,7 +120,7 @@ func runFacts(pass *analysis.Pass) (any, error) {
 		imported[fn] = wi
 		return wi
 	}
-	p := &pkgChecker{pass: pass, pairs: map[string]*pair{}, imported: read}
+	p := &pkgChecker{pass: pass, pairs: map[string]*pair{}, imported: read, factsOnly: true}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	for n := range ins.PreorderSeq((*ast.FuncDecl)(nil), (*ast.CallExpr)(nil)) {
 		switch n := n.(type) {

@@ -189,12 +189,14 @@ type pkgChecker struct {
 
 	decls    map[*types.Func]*ast.FuncDecl // this package's functions, for release wrappers
 	wrappers map[*types.Func]*wrapperInfo
-	imported func(*types.Func) *wrapperInfo                   // another package's function's summary, from its fact
-	uses     map[*types.Func][]use                            // references to this package's functions (callerexits)
-	exits    map[*types.Func]bool                             // whether each function's callers exit on its error
-	bools    map[ast.Node]*boolVars                           // each function's bool variables, for correlated
-	closures map[*ast.BlockStmt]map[types.Object]*ast.FuncLit // each body's closure variables
-	comments map[*token.File]map[int][]string                 // line → comment texts
+	imported func(*types.Func) *wrapperInfo // another package's function's summary, from its fact
+	uses     map[*types.Func][]use          // references to this package's functions (callerexits)
+	exits    map[*types.Func]bool           // whether each function's callers exit on its error
+	// factsOnly is set in releasefacts's run: the summaries computed are for facts only.
+	factsOnly bool
+	bools     map[ast.Node]*boolVars                           // each function's bool variables, for correlated
+	closures  map[*ast.BlockStmt]map[types.Object]*ast.FuncLit // each body's closure variables
+	comments  map[*token.File]map[int][]string                 // line → comment texts
 }
 
 // addDecl records fd, the declaration of fn, for the summaries.

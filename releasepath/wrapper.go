@@ -179,6 +179,12 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 		}
 	}
 	wi := &wrapperInfo{names: map[int][][2]string{}}
+	if p.factsOnly {
+		// A fact carries the field releases alone (factOf).
+		wi.fields = p.fieldReleases(decl, params)
+		p.wrappers[fn] = wi
+		return wi
+	}
 	add := func(idx int, nf [2]string) {
 		if !slices.Contains(wi.names[idx], nf) {
 			wi.names[idx] = append(wi.names[idx], nf)
@@ -270,7 +276,25 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 		}
 		return site{idx, path}, true
 	}
-	for _, c := range collectCalls(info, decl.Body, false, func(_ *ast.CallExpr, fn *types.Func) bool { return fn != nil }) {
+	// Only calls on or with a parameter matter; the filter spares the copy of every other
+	// call's ancestors, which is most of the cost of summarizing a package.
+	onParam := func(call *ast.CallExpr, fn *types.Func) bool {
+		if fn == nil {
+			return false
+		}
+		if r := receiver(info, call); r != nil {
+			if _, ok := params[rootObj(info, r)]; ok {
+				return true
+			}
+		}
+		for _, arg := range call.Args {
+			if _, ok := params[rootObj(info, arg)]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range collectCalls(info, decl.Body, false, onParam) {
 		always := unconditional(info, c.stack, decl.Body, c.call)
 		if r := receiver(info, c.call); r != nil {
 			if s, ok := at(r); ok {
