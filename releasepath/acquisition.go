@@ -25,6 +25,10 @@ type acquisition struct {
 	pair     *pair     // for the table sources
 	recvKey  string    // identity of the receiver, "" for a function
 	recvRoot types.Object
+	// recvIsResource is set when the receiver is what the acquisition holds: a scoped,
+	// non-lock acquisition that takes nothing and returns nothing but an error
+	// (b.policy.acquireRef()). Storing or returning the receiver then hands the hold on.
+	recvIsResource bool
 	// recvAlias maps the parameter of a function literal called where it is written to the
 	// receiver's root it is passed (fs in defer func(fs *T) { fs.mu.Unlock() }(fs)), by
 	// objID, so that the literal's fs.mu is the acquisition's (paramRelease).
@@ -63,6 +67,9 @@ type callInfo struct {
 	call  *ast.CallExpr
 	fn    *types.Func
 	stack []ast.Node
+	// inner, when set, is the call fn is the callee of, made inside the closure that call
+	// defers (defer func() { c.Close() }()): it runs where call is deferred.
+	inner *ast.CallExpr
 }
 
 // collectCalls lists the calls in body with their ancestors. With nested, it also descends
@@ -166,7 +173,14 @@ func exprKey(info *types.Info, e ast.Expr) (key string, ok bool) {
 				if sel.Kind() != types.FieldVal || !walk(x.X) {
 					return false
 				}
-				b.WriteString("." + objID(sel.Obj()))
+				// A promoted field goes through the embedded ones: w.Mu is w.Table.Mu.
+				chain := fieldChain(sel)
+				if len(chain) == 0 {
+					return false
+				}
+				for _, f := range chain {
+					b.WriteString("." + objID(f))
+				}
 				return true
 			}
 			o := info.Uses[x.Sel]
@@ -211,6 +225,61 @@ func isBasic(t types.Type) bool {
 }
 
 // receiver returns the receiver expression of a method call, or nil.
+// recvKeyOf returns the identity of the receiver call's method is called on, with the
+// embedded fields a promoted method goes through: l.Lock() and l.Mutex.Lock() on a struct
+// embedding sync.Mutex have the same key.
+func recvKeyOf(info *types.Info, call *ast.CallExpr) (string, bool) {
+	r := receiver(info, call)
+	if r == nil {
+		return "", false
+	}
+	k, ok := exprKey(info, r)
+	if !ok {
+		return "", false
+	}
+	ids, _ := embeddedPath(info, ast.Unparen(call.Fun).(*ast.SelectorExpr))
+	return k + ids, true
+}
+
+// fieldChain returns the fields a selection goes through, the selected one last: Table and
+// Mu for w.Mu where w embeds Table. A method's chain holds its embedded fields only.
+func fieldChain(s *types.Selection) []*types.Var {
+	var out []*types.Var
+	t := s.Recv()
+	idx := s.Index()
+	if s.Kind() != types.FieldVal {
+		idx = idx[:len(idx)-1] // the method's own index
+	}
+	for _, i := range idx {
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		st, ok := t.Underlying().(*types.Struct)
+		if !ok || i >= st.NumFields() {
+			return nil
+		}
+		f := st.Field(i)
+		out = append(out, f)
+		t = f.Type()
+	}
+	return out
+}
+
+// embeddedPath returns the embedded fields the method selection sel goes through, as
+// exprKey writes them and as field names: ".<Mutex>" and ".Mutex" for l.Lock() on a struct
+// embedding sync.Mutex, "" for a method of the receiver's own type.
+func embeddedPath(info *types.Info, sel *ast.SelectorExpr) (ids, names string) {
+	s, ok := info.Selections[sel]
+	if !ok || s.Kind() != types.MethodVal || len(s.Index()) < 2 {
+		return "", ""
+	}
+	for _, f := range fieldChain(s) {
+		ids += "." + objID(f)
+		names += "." + f.Name()
+	}
+	return ids, names
+}
+
 func receiver(info *types.Info, call *ast.CallExpr) ast.Expr {
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
@@ -302,8 +371,11 @@ func (a *acquisition) bind(info *types.Info, stack []ast.Node, body *ast.BlockSt
 		}
 	}
 	if r := receiver(info, a.call); r != nil {
-		if k, ok := exprKey(info, r); ok {
+		if k, ok := recvKeyOf(info, a.call); ok {
 			a.recvKey = k
+			sig := a.fn.Type().(*types.Signature)
+			a.recvIsResource = a.kind == scoped && a.source == "verb" && a.verb.verb != "Lock" &&
+				len(a.call.Args) == 0 && (sig.Results().Len() == 0 || onlyError(a.fn))
 		}
 		if id, ok := ast.Unparen(r).(*ast.Ident); ok {
 			if o, ok := info.Uses[id].(*types.Var); ok && o.Pos() >= body.Pos() && o.Pos() < body.End() {

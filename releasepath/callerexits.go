@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 )
 
 // A use is one reference to a function of the package, with its nearest ancestors (the
@@ -64,7 +65,8 @@ func (p *pkgChecker) funcUses() map[*types.Func][]use {
 // run() error under main's if err := run(); err != nil { log.Fatal(err) } leave nothing
 // behind that outlives the process. Only a function no other package can call qualifies
 // (unexported, or in package main), called at least once, never used as a value, and not a
-// method an interface of the package could call.
+// method an interface of the package could call. A cycle of calls proves nothing: the
+// function's own recursive call is a caller that does not exit.
 func (p *pkgChecker) callerExits(fn *types.Func) bool {
 	if v, ok := p.exits[fn]; ok {
 		return v
@@ -130,16 +132,23 @@ func (p *pkgChecker) useExits(u use) bool {
 		return ps[len(ps)-1-i]
 	}
 	i := 0
-	if sel, ok := at(0).(*ast.SelectorExpr); ok && sel.Sel == u.id {
-		i++ // a.run()
+	var fun ast.Node = u.id
+	if sel, ok := at(i).(*ast.SelectorExpr); ok && sel.Sel == u.id {
+		fun = sel // a.run()
+		i++
+	}
+	switch x := at(i).(type) {
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		fun = x // load[T]()
+		i++
 	}
 	call, ok := at(i).(*ast.CallExpr)
-	if !ok || ast.Unparen(call.Fun) != ast.Expr(u.id) && !isSelOf(call.Fun, u.id) {
+	if !ok || ast.Unparen(call.Fun) != fun {
 		return false // used as a value
 	}
 	switch parent := at(i + 1).(type) {
 	case *ast.CallExpr:
-		return neverReturns(info, parent) // log.Fatal(run())
+		return endsProcess(info, parent) // log.Fatal(run())
 	case *ast.ReturnStmt:
 		return len(parent.Results) > 0 && parent.Results[len(parent.Results)-1] == call && u.in != nil && p.callerExits(u.in)
 	case *ast.AssignStmt:
@@ -166,29 +175,64 @@ func (p *pkgChecker) useExits(u use) bool {
 	return false
 }
 
-func isSelOf(e ast.Expr, id *ast.Ident) bool {
-	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
-	return ok && sel.Sel == id
+// endsProcess reports whether call ends the process: os.Exit, log.Fatal, klog.Fatal, a
+// panic. t.Fatal and runtime.Goexit end a goroutine only, and what it left open outlives it.
+func endsProcess(info *types.Info, call *ast.CallExpr) bool {
+	if fn, _ := typeInfoCallee(info, call); fn != nil && fn.Pkg() != nil {
+		if p := fn.Pkg().Path(); p == "testing" || p == "runtime" {
+			return false
+		}
+	}
+	return neverReturns(info, call)
 }
 
-// nextExits reports whether the statement after s in list is an if that exits on errObj.
+// nextExits reports whether, after s in list, the first statement that mentions errObj is
+// an if that exits on it, and none before it can leave the block (a return, a branch, a
+// call that never returns, or a panic): err := run(); fmt.Println("done"); if err != nil {
+// os.Exit(1) }.
 func (p *pkgChecker) nextExits(list []ast.Stmt, s ast.Stmt, errObj types.Object, in *types.Func) bool {
-	for i, x := range list {
-		if x == s && i+1 < len(list) {
-			ifs, ok := list[i+1].(*ast.IfStmt)
+	info := p.pass.TypesInfo
+	i := slices.Index(list, s)
+	if i < 0 {
+		return false
+	}
+	for _, x := range list[i+1:] {
+		if mentionsObj(info, x, errObj) {
+			ifs, ok := x.(*ast.IfStmt)
 			return ok && ifs.Init == nil && p.exitBranch(ifs, errObj, in)
+		}
+		if mayLeave(info, x) {
+			return false
 		}
 	}
 	return false
 }
 
-// exitBranch reports whether ifs tests errObj != nil and its branch ends the process: its
-// last statement never returns, or returns the error (return err, return fmt.Errorf("…:
-// %w", err)) from a function whose callers exit.
+// mayLeave reports whether s may leave its block other than by falling through.
+func mayLeave(info *types.Info, s ast.Stmt) bool {
+	found := false
+	ast.Inspect(s, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt, *ast.BranchStmt:
+			found = true
+		case *ast.CallExpr:
+			found = found || neverReturns(info, n)
+		}
+		return !found
+	})
+	return found
+}
+
+// exitBranch reports whether ifs tests errObj against nil and its branch for a non-nil
+// error (the body of err != nil, the else of err == nil) ends the process: its last
+// statement ends it, or returns the error (return err, return fmt.Errorf("…: %w", err))
+// from a function whose callers exit.
 func (p *pkgChecker) exitBranch(ifs *ast.IfStmt, errObj types.Object, in *types.Func) bool {
 	info := p.pass.TypesInfo
 	cond, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)
-	if !ok || cond.Op != token.NEQ {
+	if !ok || (cond.Op != token.NEQ && cond.Op != token.EQL) {
 		return false
 	}
 	x, y := cond.X, cond.Y
@@ -198,13 +242,17 @@ func (p *pkgChecker) exitBranch(ifs *ast.IfStmt, errObj types.Object, in *types.
 	if id, ok := ast.Unparen(x).(*ast.Ident); !ok || info.ObjectOf(id) != errObj || !isNilIdent(info, y) {
 		return false
 	}
-	if len(ifs.Body.List) == 0 {
+	branch := ifs.Body
+	if cond.Op == token.EQL {
+		branch, _ = ifs.Else.(*ast.BlockStmt)
+	}
+	if branch == nil || len(branch.List) == 0 {
 		return false
 	}
-	switch last := ifs.Body.List[len(ifs.Body.List)-1].(type) {
+	switch last := branch.List[len(branch.List)-1].(type) {
 	case *ast.ExprStmt:
 		call, ok := ast.Unparen(last.X).(*ast.CallExpr)
-		return ok && neverReturns(info, call)
+		return ok && endsProcess(info, call)
 	case *ast.ReturnStmt:
 		return len(last.Results) > 0 && mentionsObj(info, last.Results[len(last.Results)-1], errObj) && in != nil && p.callerExits(in)
 	}

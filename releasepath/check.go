@@ -87,8 +87,8 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 	}
 }
 
-// mentionsObj reports whether e refers to o.
-func mentionsObj(info *types.Info, e ast.Expr, o types.Object) bool {
+// mentionsObj reports whether e (an expression or a statement) refers to o.
+func mentionsObj(info *types.Info, e ast.Node, o types.Object) bool {
 	if e == nil {
 		return false
 	}
@@ -183,7 +183,7 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 	var recvKey string
 	var recvRoot types.Object
 	if recv != nil {
-		recvKey, _ = exprKey(info, recv)
+		recvKey, _ = recvKeyOf(info, call)
 		recvRoot = rootObj(info, recv)
 		if recvRoot != nil && recvKey != "" {
 			if r, ok := a.recvAlias[objID(recvRoot)]; ok {

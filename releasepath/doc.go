@@ -35,7 +35,8 @@
 //     evidence for it: a function that holds a and releases only other reports nothing,
 //     since nothing says a must be released there (but see valuewitherror). Another field,
 //     constant element or key of the same variable is another value: n.b for n.a, s[1] for
-//     s[0].
+//     s[0]. A promoted field or method is its embedded field's: l.Lock() and
+//     l.Mutex.Unlock() are one lock when l embeds sync.Mutex.
 //   - methodvalue: a method value of the release is evidence too, and releases when it is
 //     called: unlock := c.mu.Unlock; defer unlock(), also when it was taken before the
 //     acquisition, or chosen with it in two branches (if write { mu.Lock(); unlock =
@@ -79,11 +80,15 @@
 //     ends the process on that error: if err := run(); err != nil { log.Fatal(err) }, err
 //     := run() and then if err != nil { fmt.Fprintln(os.Stderr, err); os.Exit(1) },
 //     log.Fatal(run()), or return run() (and if err != nil { return err }) in a function
-//     whose own calls do. Nothing a command leaves open outlives it. Only for a function
-//     no other package can call (unexported, or in package main), that is called at least
-//     once and never taken as a value, and no interface of the package has a method of its
-//     name; a call that logs the error and goes on, or drops it, keeps every finding. A
-//     return that may say success is still reported: the process goes on after it.
+//     whose own calls do. Nothing a command leaves open outlives it. The error may be
+//     tested after other statements, as long as none of them can leave the block, and
+//     the exit may be the else of if err == nil. Only for a function no other package can
+//     call (unexported, or in package main), that is called at least once and never taken
+//     as a value, and, for a method, no interface of the package has a method of its name.
+//     A call that logs the error and goes on, or drops it, keeps every finding; so does
+//     t.Fatal, which ends a test's goroutine, not the process, and a function's recursive
+//     call (a cycle proves nothing). A return that may say success is still reported: the
+//     process goes on after it.
 //   - loopinstance: a path around a loop back to the acquisition ends that instance's
 //     search; the next iteration's acquisition is its own: for … { mu.Lock(); …; mu.Unlock() }.
 //   - enteredholding: a function entered holding the lock, whose first call on it is the
@@ -110,21 +115,31 @@
 //     defer closeQuietly(f). A release on a field of the parameter made with a local of the
 //     helper is the helper's own, no release of the parameter: c.replies.Delete(reply) in a
 //     request helper deletes the reply it made. A function of another package counts by
-//     the summary its package exports as a fact, which is stricter: the releases it always
-//     makes on a parameter, its receiver or a field path of one, and does not take back,
-//     so defer util.CloseQuietly(f), t.UnlockAndNotify() for t.Mu.Lock() and
-//     locks.Unlock(&b.mu) release, while a helper that only reads f (util.Stat(f)), closes
-//     it under a condition, or locks and unlocks t.Mu itself releases nothing of the
-//     caller's. The summaries reach the analyzer wherever facts do: go vet, golangci-lint
-//     and the command compute them for every package they load.
+//     the summary its package exports as a fact, which is stricter: the releases it makes,
+//     on a parameter, its receiver or a field path of one, before every return (in the
+//     return itself, deferred, in a closure it defers, or in a goroutine it starts, which
+//     takes the obligation), and does not take back, so defer util.CloseQuietly(f),
+//     t.UnlockAndNotify() for t.Mu.Lock() and locks.Unlock(&b.mu) release. A helper that
+//     only reads f (util.Stat(f)), closes it under a condition or after an early return,
+//     closes a parameter it assigned, unlocks a value receiver's own copy of a mutex, or
+//     locks and unlocks t.Mu itself releases nothing of the caller's; a nil guard (if c ==
+//     nil { return }) is no condition, since the caller's value is not nil. A summary reads
+//     direct calls: a method value it calls (unlock := mu.Unlock; unlock()) is not read, nor
+//     is a helper taken as a method value in the caller (release := t.UnlockAndNotify).
+//     The summaries reach the analyzer wherever facts do: go vet, golangci-lint and the
+//     command compute them for every package they load.
 //   - receiverfield: a function of the same package that releases a field path of its
 //     receiver or of an argument releases that lock of what the call passes it:
 //     t.unlockAndNotify() for t.mu.Lock() when unlockAndNotify calls t.mu.Unlock() ("must be
 //     called with t.mu held"), also through another helper (t.inner.mu by t.unlockInner()),
 //     or unlockTable(t); never another value's lock (u.unlockAndNotify()), another field
 //     (t.unlockOther()), the other mode (t.runlock() for t.mu.Lock()), a helper that takes
-//     the lock itself before it releases it (t.bump()) or after (unlock, Gosched, lock), or
-//     one whose release is under a condition (if t.verbose { t.mu.Unlock() }).
+//     the lock itself before it first releases it (t.bump()) or after its last release
+//     (unlock, Gosched, lock), or one whose release is under a condition (if t.verbose {
+//     t.mu.Unlock() }). A helper entered holding the lock that releases it first and last
+//     releases it, whatever it takes and gives back in between (grpc's
+//     resetTransportAndUnlock: unlock, dial, lock, count, unlock), called or started in a
+//     go statement (go c.resetAndUnlock() hands the held lock to the goroutine).
 //   - closurevar: a local variable bound once to a function literal, never assigned again or
 //     address-taken, releases as its literal does when the literal releases whenever it
 //     runs (no condition but a nil guard): defer closeIt(f) for closeIt := func(c
@@ -150,6 +165,15 @@
 //     map, slice or channel, capturing it in a go statement, passing a closure or method
 //     value that releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or
 //     passing the acquisition's result straight to another call (register(p.reserve(n))).
+//     Passing it to a function that keeps it beyond the call hands it on too: one that
+//     hands the parameter to a goroutine (pprof.StartCPUProfile(f), whose writer goroutine
+//     writes f), sends it, stores it in a package variable or a field of its receiver
+//     (r.add(f) appending to r.files), or passes it to a function that keeps it, read from
+//     its summary (a fact, for another package's). Storing a field of it (lastName =
+//     f.Name()) keeps nothing of it.
+//     When the receiver is what the acquisition holds (a scoped acquisition, not a lock,
+//     that takes nothing and returns nothing but an error, b.policy.acquireRef()), storing
+//     or returning the receiver hands the hold on: &picker{policy: b.policy}.
 //   - compositehandoff: passing it inside a composite literal (s.push(entry{lease: l})), or
 //     to a Serve-like method (srv.Serve(ln)).
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that

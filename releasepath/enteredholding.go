@@ -29,7 +29,7 @@ func (p *pkgChecker) enteredHolding(a *acquisition, all []callInfo) bool {
 		if c.fn != a.fn || c.call.Pos() >= firstRelease || inLiteral(c.stack) {
 			continue
 		}
-		if k, ok := exprKey(info, receiver(info, c.call)); ok && k == a.recvKey {
+		if k, ok := recvKeyOf(info, c.call); ok && k == a.recvKey {
 			return false // acquired here first: the release before a is that one's
 		}
 	}
@@ -58,7 +58,7 @@ func deferredBefore(info *types.Info, a *acquisition, body *ast.BlockStmt) bool 
 		if len(r.stack) < 2 || r.stack[0] != body || r.call.Pos() >= a.call.Pos() {
 			continue
 		}
-		if k, ok := exprKey(info, receiver(info, r.call)); !ok || k != a.recvKey || len(r.call.Args) > 0 {
+		if k, ok := recvKeyOf(info, r.call); !ok || k != a.recvKey || len(r.call.Args) > 0 {
 			continue // defer closeQuietly(f), defer f.Close(): the nil f of that time
 		}
 		if d, ok := r.stack[1].(*ast.DeferStmt); ok && d.Call == r.call {

@@ -43,6 +43,7 @@ var factsAnalyzer = &analysis.Analyzer{
 // another package could not call are dropped.
 type releasesFact struct {
 	Releases map[int][][2]string
+	Keeps    []int // the parameters it keeps ([wrapperInfo.keeps]), -1 the receiver
 }
 
 func (*releasesFact) AFact() {}
@@ -65,13 +66,28 @@ func (f *releasesFact) String() string {
 			parts = append(parts, param+pf[0]+":"+pf[1])
 		}
 	}
-	return "releases(" + strings.Join(parts, " ") + ")"
+	out := "releases(" + strings.Join(parts, " ") + ")"
+	if len(f.Keeps) > 0 {
+		var ks []string
+		for _, i := range f.Keeps {
+			if i < 0 {
+				ks = append(ks, "recv")
+			} else {
+				ks = append(ks, fmt.Sprint(i))
+			}
+		}
+		out += " keeps(" + strings.Join(ks, " ") + ")"
+	}
+	return out
 }
 
 // summaryOf turns a fact back into the summary the wrapper rules read: each release counts
 // for the parameter it is made on, and for its field path.
 func summaryOf(f *releasesFact) *wrapperInfo {
-	wi := &wrapperInfo{names: map[int][][2]string{}, fields: f.Releases}
+	wi := &wrapperInfo{names: map[int][][2]string{}, fields: f.Releases, keeps: map[int]bool{}}
+	for _, i := range f.Keeps {
+		wi.keeps[i] = true
+	}
 	for i, rs := range f.Releases {
 		for _, r := range rs {
 			if nf := [2]string{r[1], ""}; !slices.Contains(wi.names[i], nf) {
@@ -96,10 +112,15 @@ func factOf(wi *wrapperInfo) *releasesFact {
 			}
 		}
 	}
-	if len(out) == 0 {
+	var keeps []int
+	for i := range wi.keeps {
+		keeps = append(keeps, i)
+	}
+	slices.Sort(keeps)
+	if len(out) == 0 && len(keeps) == 0 {
 		return nil
 	}
-	return &releasesFact{Releases: out}
+	return &releasesFact{Releases: out, Keeps: keeps}
 }
 
 // importedSummaries is factsAnalyzer's result: the summaries of the other packages'

@@ -16,6 +16,14 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 		if found || e == nil {
 			return
 		}
+		if w.a.recvIsResource {
+			// The object that holds the reference, stored or returned whole: the new picker's
+			// defaultPolicy: b.defaultPolicy after b.defaultPolicy.acquireRef().
+			if k, ok := exprKey(info, e); ok && k == w.a.recvKey {
+				found = true
+				return
+			}
+		}
 		switch x := ast.Unparen(e).(type) {
 		case *ast.Ident:
 			if o := info.ObjectOf(x); o != nil && (w.a.values[o] || st.aliases[o] || st.clos[o]) {
@@ -139,6 +147,13 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 				w.setFlag(info, l, r, st)
 			}
 		}
+		if o != nil && isLocal(o, w.body) && !(r != nil && w.holds(r, st)) {
+			// A local assigned anything else holds nothing of the value any more: unlock =
+			// func() {} after unlock := mu.Unlock, v = other after v := f. (What holds it
+			// stays an alias: list = append(list, x).)
+			delete(st.clos, o)
+			delete(st.aliases, o)
+		}
 		if r == nil {
 			continue
 		}
@@ -220,4 +235,25 @@ func (a *acquisition) stringHandOff(info *types.Info) {
 			}
 		}
 	}
+}
+
+// keptByCallee reports whether call passes the acquired value to a function that keeps it
+// beyond the call (wrapperInfo.keeps): it hands it to a goroutine, sends it, or stores it in
+// a package variable or a field of its receiver (pprof.StartCPUProfile(f), reg.add(conn)).
+func (w *walker) keptByCallee(call *ast.CallExpr, st *state) bool {
+	info := w.p.pass.TypesInfo
+	fn, _ := typeInfoCallee(info, call)
+	if fn == nil || w.rels[call] {
+		return false
+	}
+	wi := w.p.wrapper(fn)
+	if wi == nil || len(wi.keeps) == 0 {
+		return false
+	}
+	for i, arg := range call.Args {
+		if wi.keeps[i] && w.holds(arg, st) {
+			return true
+		}
+	}
+	return false
 }

@@ -29,7 +29,7 @@ func (p *pkgChecker) otherModeRelease(a *acquisition, all []callInfo) (*ast.Call
 		if !slices.Contains(lockReleases, c.fn.Name()) || slices.Contains(a.verb.releases, c.fn.Name()) {
 			continue
 		}
-		if k, ok := exprKey(info, receiver(info, c.call)); ok && k == a.recvKey {
+		if k, ok := recvKeyOf(info, c.call); ok && k == a.recvKey {
 			return c.call, true
 		}
 	}

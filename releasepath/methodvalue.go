@@ -33,8 +33,9 @@ func (p *pkgChecker) isReleaseValue(a *acquisition, sel *ast.SelectorExpr, fn *t
 	o := rootObj(info, sel.X)
 	onValue := o != nil && (a.values[o] || aliases[o])
 	onRecv := false
-	if k, ok := exprKey(info, sel.X); ok && a.recvKey != "" && k == a.recvKey {
-		onRecv = true
+	if k, ok := exprKey(info, sel.X); ok && a.recvKey != "" {
+		ids, _ := embeddedPath(info, sel)
+		onRecv = k+ids == a.recvKey
 	}
 	if !onValue && !onRecv {
 		return false

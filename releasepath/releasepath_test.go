@@ -24,6 +24,7 @@ func TestAnalyzer(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer,
 		"addresshold",
 		"callerexits",
+		"callerexits/lib",
 		"cniipam",
 		"closurevar",
 		"compositehandoff",

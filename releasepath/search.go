@@ -354,6 +354,10 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 					return false
 				}
 			}
+			if w.keptByCallee(x, st) {
+				verdict = handedOn // pprof.StartCPUProfile(f), whose goroutine writes f
+				return false
+			}
 			if neverReturns(info, x) {
 				verdict = stopped
 				return false

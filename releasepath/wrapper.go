@@ -49,6 +49,11 @@ type wrapperInfo struct {
 	// path of it (t.mu.Unlock() in a method of t), as {path, name}: path is the field names
 	// after the parameter (".mu"), "" for the parameter itself.
 	fields map[int][][2]string
+	// keeps lists the parameters the function keeps beyond the call: hands to a goroutine
+	// (go profileWriter(w)), sends, stores in a package variable or in a field of its
+	// receiver, or passes to a function that keeps them. What a caller passes there is
+	// handed on.
+	keeps map[int]bool
 }
 
 // fieldPath returns the object e is rooted at and the names of the fields e selects from it:
@@ -180,8 +185,9 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 	}
 	wi := &wrapperInfo{names: map[int][][2]string{}}
 	if p.factsOnly {
-		// A fact carries the field releases alone (factOf).
+		// A fact carries the field releases and the kept parameters alone (factOf).
 		wi.fields = p.fieldReleases(decl, params)
+		wi.keeps = p.keptParams(decl, params)
 		p.wrappers[fn] = wi
 		return wi
 	}
@@ -234,44 +240,169 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 		return true
 	})
 	wi.fields = p.fieldReleases(decl, params)
+	wi.keeps = p.keptParams(decl, params)
 	p.wrappers[fn] = wi
 	return wi
 }
 
+// keptParams computes wrapperInfo.keeps for decl. Only a parameter itself counts, never a
+// field of it (store(p.name) keeps a string), and never one the body assigns.
+func (p *pkgChecker) keptParams(decl *ast.FuncDecl, params map[types.Object]int) map[int]bool {
+	info := p.pass.TypesInfo
+	assigned := assignedParams(info, decl.Body, params)
+	var recv types.Object
+	for o, i := range params {
+		if i == -1 {
+			recv = o
+		}
+	}
+	keeps := map[int]bool{}
+	param := func(e ast.Expr) (types.Object, int, bool) {
+		e = ast.Unparen(e)
+		if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			e = ast.Unparen(u.X)
+		}
+		id, ok := e.(*ast.Ident)
+		if !ok {
+			return nil, 0, false
+		}
+		o := info.Uses[id]
+		idx, ok := params[o]
+		return o, idx, ok && !assigned[o]
+	}
+	mark := func(e ast.Expr) {
+		if _, idx, ok := param(e); ok {
+			keeps[idx] = true
+		}
+	}
+	// stored reports whether e holds a parameter: the parameter, or a composite literal or
+	// append that holds it.
+	var stored func(e ast.Expr)
+	stored = func(e ast.Expr) {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.CompositeLit:
+			for _, el := range x.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					el = kv.Value
+				}
+				stored(el)
+			}
+		case *ast.UnaryExpr:
+			if x.Op == token.AND {
+				stored(x.X)
+			}
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok && id.Name == "append" {
+				for _, a := range x.Args[1:] {
+					stored(a)
+				}
+			}
+		default:
+			mark(e)
+		}
+	}
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.GoStmt:
+			for _, a := range n.Call.Args {
+				mark(a)
+			}
+			if r := receiver(info, n.Call); r != nil {
+				mark(r)
+			}
+			if lit, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
+				ast.Inspect(lit.Body, func(m ast.Node) bool {
+					if id, ok := m.(*ast.Ident); ok {
+						mark(id) // captured by the goroutine
+					}
+					return true
+				})
+			}
+			return false
+		case *ast.SendStmt:
+			stored(n.Value)
+		case *ast.AssignStmt:
+			if len(n.Lhs) != len(n.Rhs) {
+				return true
+			}
+			for i, l := range n.Lhs {
+				root := rootObj(info, l)
+				if root == nil {
+					continue
+				}
+				global := root.Parent() != nil && root.Pkg() != nil && root.Parent() == root.Pkg().Scope()
+				if global || (root == recv && !isIdent(l)) {
+					stored(n.Rhs[i]) // a package variable, or a field of the receiver
+				}
+			}
+		case *ast.CallExpr:
+			cfn, _ := typeInfoCallee(info, n)
+			if cfn == nil {
+				return true
+			}
+			inner := p.wrapper(cfn)
+			if inner == nil {
+				return true
+			}
+			for j, a := range n.Args {
+				if inner.keeps[j] {
+					mark(a)
+				}
+			}
+			if r := receiver(info, n); r != nil && inner.keeps[-1] {
+				mark(r)
+			}
+		}
+		return true
+	})
+	return keeps
+}
+
 // fieldReleases computes wrapperInfo.fields for decl: the releases it makes, whenever it
 // runs, on a parameter or a field path of one, and does not take back. A path the body
-// acquires before it releases (t.mu.Lock(); …; t.mu.Unlock()) or after (t.mu.Unlock();
-// runtime.Gosched(); t.mu.Lock()) is the body's own to balance; a release under a condition
-// (if t.verbose { t.mu.Unlock() }) may not run.
+// acquires before it first releases it (t.mu.Lock(); …; t.mu.Unlock()), or after its last
+// release (t.mu.Unlock(); runtime.Gosched(); t.mu.Lock()), is the body's own to balance; a
+// release under a condition (if t.verbose { t.mu.Unlock() }) may not run. A body that
+// releases first and last releases, whatever it takes and gives back in between.
 func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]int) map[int][][2]string {
 	info := p.pass.TypesInfo
 	type site struct {
 		idx  int
 		path string
 	}
-	out := map[site][]string{}
-	taken := map[site]bool{}
-	var order []site
-	record := func(s site, name string) {
-		for t := range taken {
-			// A path the body took, or a field of it (sync.Mutex's own t.mu.mu).
-			if t.idx == s.idx && (s.path == t.path || strings.HasPrefix(s.path, t.path+".")) {
-				return
-			}
-		}
-		if slices.Contains(out[s], name) {
-			return
-		}
-		if out[s] == nil {
-			order = append(order, s)
-		}
-		out[s] = append(out[s], name)
+	type release struct {
+		site site
+		name string
 	}
-	// at returns the parameter and field path e is rooted at.
+	ends := bodyEnds(decl.Body)
+	// covered lists, for each release, the ends (returns, and the fall off the body) that
+	// one of its calls comes before on every path: the release counts when it covers all.
+	covered := map[release][]bool{}
+	var order []release
+	record := func(s site, name string, dom []bool) {
+		r := release{s, name}
+		if covered[r] == nil {
+			covered[r] = make([]bool, len(ends))
+			order = append(order, r)
+		}
+		for i, d := range dom {
+			covered[r][i] = covered[r][i] || d
+		}
+	}
+	// The acquires and releases on each site, in source order: whether the body is entered
+	// holding what it releases, and leaves it released.
+	type event struct{ acquire, always bool }
+	events := map[site][]event{}
+	assigned := assignedParams(info, decl.Body, params)
+	// at returns the parameter and field path e is rooted at, unless the body assigns the
+	// parameter (c = nopCloser{}; c.Close() closes another value) or the path names a copy
+	// of the caller's (a value receiver's own mutex).
 	at := func(e ast.Expr) (site, bool) {
 		root, path, ok := fieldPath(info, e)
 		idx, isParam := params[root]
-		if !ok || !isParam {
+		if !ok || !isParam || assigned[root] || copied(root.Type(), root.Pkg(), path) {
 			return site{}, false
 		}
 		return site{idx, path}, true
@@ -294,18 +425,52 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 		}
 		return false
 	}
-	for _, c := range collectCalls(info, decl.Body, false, onParam) {
-		always := unconditional(info, c.stack, decl.Body, c.call)
-		if r := receiver(info, c.call); r != nil {
-			if s, ok := at(r); ok {
+	calls := collectCalls(info, decl.Body, false, func(call *ast.CallExpr, fn *types.Func) bool {
+		_, lit := ast.Unparen(call.Fun).(*ast.FuncLit)
+		return onParam(call, fn) || lit
+	})
+	for i := 0; i < len(calls); i++ {
+		c := calls[i]
+		if lit, ok := ast.Unparen(c.call.Fun).(*ast.FuncLit); ok && c.inner == nil {
+			// A closure deferred with no arguments runs at every return after its defer:
+			// defer func() { c.Close() }(). Its calls are read as made where it is deferred.
+			if len(c.call.Args) == 0 && len(c.stack) > 0 && isDefer(c.stack[len(c.stack)-1]) {
+				for _, in := range collectCalls(info, lit.Body, false, onParam) {
+					if unconditional(info, in.stack, lit.Body, in.call) {
+						calls = append(calls, callInfo{call: c.call, fn: in.fn, stack: c.stack, inner: in.call})
+					}
+				}
+			}
+			continue
+		}
+		call := c.call
+		if c.inner != nil {
+			call = c.inner
+		}
+		dom := dominated(info, c, decl.Body, ends)
+		always := !slices.Contains(dom, false)
+		// The site a method is called on, through the embedded fields of a promoted one
+		// (l.Unlock() on a struct embedding sync.Mutex is on l.Mutex).
+		atRecv := func(call *ast.CallExpr) (site, bool) {
+			r := receiver(info, call)
+			if r == nil {
+				return site{}, false
+			}
+			s, ok := at(r)
+			_, names := embeddedPath(info, ast.Unparen(call.Fun).(*ast.SelectorExpr))
+			s.path += names
+			return s, ok
+		}
+		if r := receiver(info, call); r != nil {
+			if s, ok := atRecv(call); ok {
 				name := c.fn.Name()
 				if _, acq := matchVerb(name); acq {
-					taken[s] = true
-					delete(out, s)
+					events[s] = append(events[s], event{acquire: true, always: always})
 					continue
 				}
-				if always && len(c.call.Args) == 0 && p.isReleaseName(name, funcName(c.fn)) {
-					record(s, name)
+				if len(call.Args) == 0 && p.isReleaseName(name, funcName(c.fn)) {
+					events[s] = append(events[s], event{always: always})
+					record(s, name, dom)
 					if c.fn.Pkg() != p.pass.Pkg {
 						// Another package's release is the whole of it: what t.mu.Unlock does
 						// inside sync.Mutex is no release of t's. A helper of this package
@@ -315,32 +480,52 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 				}
 			}
 		}
-		if !always {
-			continue
-		}
 		inner := p.wrapper(c.fn)
 		if inner == nil {
 			continue
 		}
-		if r := receiver(info, c.call); r != nil {
-			if s, ok := at(r); ok {
-				for _, x := range inner.fields[-1] {
-					record(site{s.idx, s.path + x[0]}, x[1])
-				}
+		through := func(s site, rels [][2]string) {
+			for _, x := range rels {
+				sub := site{s.idx, s.path + x[0]}
+				events[sub] = append(events[sub], event{always: always})
+				record(sub, x[1], dom)
 			}
 		}
-		for j, arg := range c.call.Args {
+		if s, ok := atRecv(call); ok {
+			through(s, inner.fields[-1])
+		}
+		for j, arg := range call.Args {
 			if s, ok := at(arg); ok {
-				for _, x := range inner.fields[j] {
-					record(site{s.idx, s.path + x[0]}, x[1])
-				}
+				through(s, inner.fields[j])
 			}
 		}
 	}
+	// own reports whether the body balances s itself: it takes s before it first releases it
+	// (t.bump()), or leaves it taken or only maybe released (unlock, Gosched, lock). A body
+	// entered holding s and left with it released releases it, whatever it takes and
+	// releases in between (grpc's resetTransportAndUnlock).
+	own := func(s site) bool {
+		evs := events[s]
+		if len(evs) == 0 {
+			return false
+		}
+		last := evs[len(evs)-1]
+		return evs[0].acquire || last.acquire
+	}
 	fields := map[int][][2]string{}
-	for _, s := range order {
-		for _, name := range out[s] {
-			fields[s.idx] = append(fields[s.idx], [2]string{s.path, name})
+	for _, r := range order {
+		if slices.Contains(covered[r], false) || own(r.site) {
+			continue
+		}
+		prefixOwned := false
+		for t := range events {
+			// A field of a path the body balances itself (t.inner.lock(); t.inner.finish()).
+			if t.idx == r.site.idx && strings.HasPrefix(r.site.path, t.path+".") && own(t) {
+				prefixOwned = true
+			}
+		}
+		if !prefixOwned {
+			fields[r.site.idx] = append(fields[r.site.idx], [2]string{r.site.path, r.name})
 		}
 	}
 	return fields
@@ -397,8 +582,18 @@ func (p *pkgChecker) releasesField(a *acquisition, call *ast.CallExpr, fn *types
 		}
 		return false
 	}
-	if r := receiver(info, call); r != nil && check(-1, r) {
-		return true
+	if r := receiver(info, call); r != nil {
+		// The receiver's key goes through the embedded fields of a promoted method.
+		k, ok := recvKeyOf(info, call)
+		for _, f := range wi.fields[-1] {
+			if !ok || !isRel(f[1]) {
+				continue
+			}
+			t := fn.Type().(*types.Signature).Recv().Type()
+			if rest, ok := resolveFields(t, fn.Pkg(), f[0]); ok && k+rest == a.recvKey {
+				return true
+			}
+		}
 	}
 	for i, arg := range call.Args {
 		if check(i, arg) {
@@ -406,4 +601,143 @@ func (p *pkgChecker) releasesField(a *acquisition, call *ast.CallExpr, fn *types
 		}
 	}
 	return false
+}
+
+func isDefer(n ast.Node) bool {
+	_, ok := n.(*ast.DeferStmt)
+	return ok
+}
+
+// bodyEnds returns the returns of body, outside its function literals, and body itself
+// when its end can be reached by falling off it (its last statement is no return).
+func bodyEnds(body *ast.BlockStmt) []ast.Node {
+	var out []ast.Node
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			out = append(out, n)
+		}
+		return true
+	})
+	if len(body.List) == 0 {
+		return append(out, body)
+	}
+	if _, ok := body.List[len(body.List)-1].(*ast.ReturnStmt); !ok {
+		out = append(out, body)
+	}
+	return out
+}
+
+// dominated reports, for each end of body (a return, or the fall off the body), whether
+// the call c runs before it on every path that reaches it: c comes earlier (or in the
+// return itself) in a block that contains it, with nothing but nil guards between that
+// block and c. An end under the nil test of the parameter c is made on (if t == nil {
+// return }) has nothing to release, and counts as covered.
+func dominated(info *types.Info, c callInfo, body *ast.BlockStmt, ends []ast.Node) []bool {
+	call := c.call
+	target := call
+	if c.inner != nil {
+		target = c.inner
+	}
+	var root types.Object
+	if r := receiver(info, target); r != nil {
+		root = rootObj(info, r)
+	}
+	out := make([]bool, len(ends))
+	for i, end := range ends {
+		pos := end.Pos()
+		if end == body {
+			pos = body.Rbrace
+		}
+		if root != nil && underNilTest(info, body, pos, root) {
+			out[i] = true
+			continue
+		}
+		if call.Pos() >= pos && !(end != body && within(end, call)) {
+			continue
+		}
+		for j := len(c.stack) - 1; j >= 0; j-- {
+			if b, ok := c.stack[j].(*ast.BlockStmt); ok && b.Pos() <= pos && pos < b.End() {
+				out[i] = unconditional(info, c.stack, b, call)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// underNilTest reports whether pos is in the body of an if, in body, that tests o == nil.
+func underNilTest(info *types.Info, body *ast.BlockStmt, pos token.Pos, o types.Object) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if found || n == nil || pos < n.Pos() || pos >= n.End() {
+			return false
+		}
+		if ifs, ok := n.(*ast.IfStmt); ok && ifs.Body.Pos() <= pos && pos < ifs.Body.End() {
+			if b, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr); ok && b.Op == token.EQL {
+				x, y := b.X, b.Y
+				if isNilIdent(info, x) {
+					x, y = y, x
+				}
+				if id, ok := ast.Unparen(x).(*ast.Ident); ok && info.Uses[id] == o && isNilIdent(info, y) {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// assignedParams returns the parameters body assigns: a release on one releases what it
+// was assigned, not what the caller passed (c = nopCloser{}; c.Close()).
+func assignedParams(info *types.Info, body *ast.BlockStmt, params map[types.Object]int) map[types.Object]bool {
+	out := map[types.Object]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		var lhs []ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			lhs = n.Lhs
+		case *ast.IncDecStmt:
+			lhs = []ast.Expr{n.X}
+		}
+		for _, l := range lhs {
+			if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+				if o := info.Uses[id]; o != nil {
+					if _, isParam := params[o]; isParam {
+						out[o] = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// copied reports whether the field path (".mu") of a parameter of type t names a copy of
+// the caller's: t is a struct passed by value, and every field on the path is a struct
+// too. A value receiver's t.mu.Unlock() unlocks its own copy; through a pointer anywhere
+// on the path (t.mu of a *sync.Mutex field) it unlocks the caller's.
+func copied(t types.Type, pkg *types.Package, path string) bool {
+	if _, ok := t.Underlying().(*types.Struct); !ok {
+		return false
+	}
+	if path == "" {
+		return true
+	}
+	for _, name := range strings.Split(path, ".")[1:] {
+		obj, _, _ := types.LookupFieldOrMethod(t, false, pkg, name)
+		v, ok := obj.(*types.Var)
+		if !ok {
+			return false
+		}
+		t = v.Type()
+		if _, ok := t.Underlying().(*types.Struct); !ok {
+			return false
+		}
+	}
+	return true
 }
