@@ -248,6 +248,9 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 // keptParams computes wrapperInfo.keeps for decl. Only a parameter itself counts, never a
 // field of it (store(p.name) keeps a string), and never one the body assigns.
 func (p *pkgChecker) keptParams(decl *ast.FuncDecl, params map[types.Object]int) map[int]bool {
+	if len(params) == 0 {
+		return nil
+	}
 	info := p.pass.TypesInfo
 	assigned := assignedParams(info, decl.Body, params)
 	var recv types.Object
@@ -338,6 +341,18 @@ func (p *pkgChecker) keptParams(decl *ast.FuncDecl, params map[types.Object]int)
 				}
 			}
 		case *ast.CallExpr:
+			passes := false
+			for _, a := range n.Args {
+				_, _, ok := param(a)
+				passes = passes || ok
+			}
+			if r := receiver(info, n); r != nil {
+				_, _, ok := param(r)
+				passes = passes || ok
+			}
+			if !passes {
+				return true // the callee's summary is read only for what the body passes it
+			}
 			cfn, _ := typeInfoCallee(info, n)
 			if cfn == nil {
 				return true
@@ -376,7 +391,7 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 		site site
 		name string
 	}
-	ends := bodyEnds(decl.Body)
+	var ends []ast.Node // computed with the first call on a parameter
 	// covered lists, for each release, the ends (returns, and the fall off the body) that
 	// one of its calls comes before on every path: the release counts when it covers all.
 	covered := map[release][]bool{}
@@ -395,7 +410,7 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 	// holding what it releases, and leaves it released.
 	type event struct{ acquire, always bool }
 	events := map[site][]event{}
-	assigned := assignedParams(info, decl.Body, params)
+	var assigned map[types.Object]bool
 	// at returns the parameter and field path e is rooted at, unless the body assigns the
 	// parameter (c = nopCloser{}; c.Close() closes another value) or the path names a copy
 	// of the caller's (a value receiver's own mutex).
@@ -429,6 +444,11 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 		_, lit := ast.Unparen(call.Fun).(*ast.FuncLit)
 		return onParam(call, fn) || lit
 	})
+	if len(calls) == 0 {
+		return nil
+	}
+	ends = bodyEnds(decl.Body)
+	assigned = assignedParams(info, decl.Body, params)
 	for i := 0; i < len(calls); i++ {
 		c := calls[i]
 		if lit, ok := ast.Unparen(c.call.Fun).(*ast.FuncLit); ok && c.inner == nil {
