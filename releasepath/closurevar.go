@@ -159,8 +159,9 @@ func (w *walker) capturedRelease(lit *ast.FuncLit) bool {
 }
 
 // unconditional reports whether call, with its ancestors stack, runs whenever body (one of
-// them) runs: no loop, switch, select or function literal between them, and no if unless
-// call is in its init or condition or under a nil guard (if c != nil { c.Close() }).
+// them) runs: no loop, switch, select or function literal between them, not the right of
+// an && or ||, and no if unless call is in its init or condition or under a nil guard (if c
+// != nil { c.Close() }).
 func unconditional(info *types.Info, stack []ast.Node, body ast.Node, call *ast.CallExpr) bool {
 	in := false
 	for _, n := range stack {
@@ -175,6 +176,10 @@ func unconditional(info *types.Info, stack []ast.Node, body ast.Node, call *ast.
 		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt,
 			*ast.CaseClause, *ast.CommClause, *ast.FuncLit:
 			return false
+		case *ast.BinaryExpr:
+			if (n.Op == token.LAND || n.Op == token.LOR) && within(n.Y, call) {
+				return false // verbose || c.Close() == nil may not evaluate it
+			}
 		case *ast.IfStmt:
 			if within(n.Body, call) && comparesToNil(info, n.Cond) {
 				continue

@@ -118,8 +118,10 @@
 //     the summary its package exports as a fact, which is stricter: the releases it makes,
 //     on a parameter, its receiver or a field path of one, before every return (in the
 //     return itself, deferred, in a closure it defers, or in a goroutine it starts, which
-//     takes the obligation), and does not take back, so defer util.CloseQuietly(f),
-//     t.UnlockAndNotify() for t.Mu.Lock() and locks.Unlock(&b.mu) release. A helper that
+//     takes the obligation; never in a switch case or on the right of && or ||, and not
+//     at all in a function with a goto), and does not take back, so defer
+//     util.CloseQuietly(f), t.UnlockAndNotify() for t.Mu.Lock() and locks.Unlock(&b.mu)
+//     release. A helper that
 //     only reads f (util.Stat(f)), closes it under a condition or after an early return,
 //     closes a parameter it assigned, unlocks a value receiver's own copy of a mutex, or
 //     locks and unlocks t.Mu itself releases nothing of the caller's; a nil guard (if c ==
@@ -165,12 +167,17 @@
 //     map, slice or channel, capturing it in a go statement, passing a closure or method
 //     value that releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or
 //     passing the acquisition's result straight to another call (register(p.reserve(n))).
+//     So does passing it to a function with no summary: a function value or an interface
+//     method not called on the value itself (h(f), s.Take(f)), since nothing says it does
+//     not keep it (the broader tier reports these).
 //     Passing it to a function that keeps it beyond the call hands it on too: one that
 //     hands the parameter to a goroutine (pprof.StartCPUProfile(f), whose writer goroutine
 //     writes f), sends it, stores it in a package variable or a field of its receiver
-//     (r.add(f) appending to r.files), or passes it to a function that keeps it, read from
-//     its summary (a fact, for another package's). Storing a field of it (lastName =
-//     f.Name()) keeps nothing of it.
+//     (r.add(f) appending to r.files, not a value receiver's own copy), or passes it to a
+//     function that keeps it, read from its summary (a fact, for another package's), also
+//     through a local copy (g := f) or as an element of a variadic parameter it ranges
+//     over. Storing a field of it (lastName = f.Name()) keeps nothing of it; a keep under a
+//     condition still counts.
 //     When the receiver is what the acquisition holds (a scoped acquisition, not a lock,
 //     that takes nothing and returns nothing but an error, b.policy.acquireRef()), storing
 //     or returning the receiver hands the hold on: &picker{policy: b.policy}.
@@ -194,6 +201,21 @@
 //
 // Function literals are checked as functions of their own; _test.go files when the driver
 // loads them (go vet always, the command unless -test=false).
+//
+// # The broader tier
+//
+// The default tier is what go vet, the command and golangci-lint report unless told
+// otherwise: findings with evidence. The -broad flag (Config.Broad, or broad: true in the
+// golangci-lint plugin's settings) adds, opt-in, the returns the default tier keeps silent
+// for lack of it:
+//
+//   - a value passed to a function value or an interface method (h(f), s.Take(f)), which
+//     the default tier takes as kept, since no summary says what it does;
+//   - an error return of a function whose callers exit on its error (callerexits);
+//   - a rollback or pair at an error return whose error no test settled (errorevidence),
+//     which may be the success path.
+//
+// Expect more findings there that a maintainer would not fix.
 //
 // # Fixes
 //

@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
+
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 // holds reports whether e is (or is built from) the acquired value on this path.
@@ -242,18 +244,66 @@ func (a *acquisition) stringHandOff(info *types.Info) {
 // a package variable or a field of its receiver (pprof.StartCPUProfile(f), reg.add(conn)).
 func (w *walker) keptByCallee(call *ast.CallExpr, st *state) bool {
 	info := w.p.pass.TypesInfo
+	if w.rels[call] {
+		return false
+	}
+	if w.unknownCallee(call) {
+		// No summary says what a function value or an interface method does with its
+		// arguments: the default tier takes it as kept, the broader one as read.
+		if w.broad() {
+			return false
+		}
+		return slices.ContainsFunc(call.Args, func(arg ast.Expr) bool { return w.holds(arg, st) })
+	}
 	fn, _ := typeInfoCallee(info, call)
-	if fn == nil || w.rels[call] {
+	if fn == nil {
 		return false
 	}
 	wi := w.p.wrapper(fn)
 	if wi == nil || len(wi.keeps) == 0 {
 		return false
 	}
+	sig := fn.Type().(*types.Signature)
 	for i, arg := range call.Args {
-		if wi.keeps[i] && w.holds(arg, st) {
+		idx := i
+		if sig.Variadic() && i >= sig.Params().Len()-1 {
+			idx = sig.Params().Len() - 1 // keep(g, f) for keep(fs ...*os.File)
+		}
+		if wi.keeps[idx] && w.holds(arg, st) {
 			return true
 		}
 	}
 	return false
+}
+
+// unknownCallee reports whether call's callee has no summary: a function value (a variable,
+// a field, a map element) or an interface method not called on the acquired value itself.
+// A conversion, a builtin and a function literal are no calls of an unknown function.
+func (w *walker) unknownCallee(call *ast.CallExpr) bool {
+	info := w.p.pass.TypesInfo
+	if tv, ok := info.Types[call.Fun]; ok && tv.IsType() {
+		return false
+	}
+	if _, lit := ast.Unparen(call.Fun).(*ast.FuncLit); lit {
+		return false
+	}
+	switch callee := typeutil.Callee(info, call).(type) {
+	case *types.Builtin:
+		return false
+	case *types.Func:
+		if !isInterfaceMethod(callee) {
+			return false
+		}
+		if r := receiver(info, call); r != nil {
+			if o := rootObj(info, r); o != nil && w.a.values[o] {
+				return false // f.Write(b) on the acquired io.Writer
+			}
+		}
+		return true
+	case *types.Var:
+		if _, ok := w.p.closureVars(w.body)[callee]; ok {
+			return false // closeIt := func(c io.Closer) { … }: its body is read (closurevar)
+		}
+	}
+	return true // a variable, field or expression of function type
 }

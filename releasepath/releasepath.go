@@ -38,13 +38,16 @@ type Config struct {
 	// and its diagnostics carry no related information, which golangci-lint reports as
 	// issues of their own that no fix resolves (the message names the acquisition's line).
 	GolangciLint bool
+	// Broad reports the broader tier as well, opt-in: the returns the default tier keeps
+	// silent for lack of evidence (see "The broader tier" in the package documentation).
+	Broad bool
 }
 
 // New returns an Analyzer named releasepath configured by c, or an error when one of
 // c.Pairs is malformed. Each call returns a new Analyzer that shares nothing with
 // [Analyzer].
 func New(c Config) (*analysis.Analyzer, error) {
-	cfg := &config{golangci: c.GolangciLint}
+	cfg := &config{golangci: c.GolangciLint, broad: c.Broad}
 	if err := cfg.addPairs(strings.Join(c.Pairs, ",")); err != nil {
 		return nil, err
 	}
@@ -54,6 +57,7 @@ func New(c Config) (*analysis.Analyzer, error) {
 // config is the state behind one Analyzer: its flags write into it before the first run.
 type config struct {
 	golangci bool
+	broad    bool
 	pairs    []pair
 	raw      []string
 }
@@ -91,6 +95,7 @@ func newAnalyzer(c *config) *analysis.Analyzer {
 		Run:      func(pass *analysis.Pass) (any, error) { return run(pass, c) },
 	}
 	a.Flags.Init("releasepath", flag.ContinueOnError)
+	a.Flags.BoolVar(&c.broad, "broad", c.broad, "also report the broader tier: returns the default tier keeps silent for lack of evidence")
 	a.Flags.Var(pairsFlag{c}, "pairs", "more `acquire=release` pairs in full names, comma-separated (example.com/ipam.ExecAdd=example.com/ipam.ExecDel)")
 	return a
 }

@@ -17,6 +17,15 @@ func TestFactsSummarizeWhatExportedFunctionsRelease(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), releasepath.FactsAnalyzer, "wrapper/closers")
 }
 
+// TestBroadTierReportsWhatTheDefaultKeepsSilent checks the opt-in tier on package broad:
+// an error return of a command whose caller exits, a value passed to a function value, a
+// rollback at an error return no test settled.
+func TestBroadTierReportsWhatTheDefaultKeepsSilent(t *testing.T) {
+	a, err := releasepath.New(releasepath.Config{Broad: true})
+	require.NoError(t, err)
+	analysistest.Run(t, analysistest.TestData(), a, "broad")
+}
+
 // TestAnalyzer checks every rule on its testdata package: a "// want" on each return that
 // leaks, and clean code beside it that the rule must not report. The packages are loaded in
 // one go.

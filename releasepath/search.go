@@ -429,11 +429,12 @@ func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 		}
 	}
 	evident := errRet && w.errorEvident(ret, &st)
-	need := w.a.kind == scoped || evident
+	// The broader tier reports a rollback at every error return, evident or not.
+	need := w.a.kind == scoped || evident || (errRet && w.broad())
 	if !need {
 		return
 	}
-	if evident && w.callerExits() {
+	if evident && !w.broad() && w.callerExits() {
 		return // the process ends at once: nothing is left behind
 	}
 	if w.deferGuardRuns(ret, &st, errRet) {
@@ -520,3 +521,6 @@ func (w *walker) report(l leak, withFix bool) {
 	}
 	w.p.pass.Report(d)
 }
+
+// broad reports whether the broader tier is on.
+func (w *walker) broad() bool { return w.p.cfg != nil && w.p.cfg.broad }

@@ -260,6 +260,9 @@ func (p *pkgChecker) keptParams(decl *ast.FuncDecl, params map[types.Object]int)
 		}
 	}
 	keeps := map[int]bool{}
+	// alias maps the locals that hold a parameter, g := f or the values of for _, f :=
+	// range fs, to it.
+	alias := map[types.Object]int{}
 	param := func(e ast.Expr) (types.Object, int, bool) {
 		e = ast.Unparen(e)
 		if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
@@ -270,6 +273,9 @@ func (p *pkgChecker) keptParams(decl *ast.FuncDecl, params map[types.Object]int)
 			return nil, 0, false
 		}
 		o := info.Uses[id]
+		if idx, ok := alias[o]; ok {
+			return o, idx, true
+		}
 		idx, ok := params[o]
 		return o, idx, ok && !assigned[o]
 	}
@@ -326,17 +332,29 @@ func (p *pkgChecker) keptParams(decl *ast.FuncDecl, params map[types.Object]int)
 			return false
 		case *ast.SendStmt:
 			stored(n.Value)
+		case *ast.RangeStmt:
+			if _, idx, ok := param(n.X); ok && n.Value != nil {
+				if id, ok := n.Value.(*ast.Ident); ok && info.Defs[id] != nil {
+					alias[info.Defs[id]] = idx
+				}
+			}
 		case *ast.AssignStmt:
 			if len(n.Lhs) != len(n.Rhs) {
 				return true
 			}
 			for i, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); ok && n.Tok == token.DEFINE {
+					if _, idx, ok := param(n.Rhs[i]); ok && info.Defs[id] != nil {
+						alias[info.Defs[id]] = idx // g := f
+						continue
+					}
+				}
 				root := rootObj(info, l)
 				if root == nil {
 					continue
 				}
 				global := root.Parent() != nil && root.Pkg() != nil && root.Parent() == root.Pkg().Scope()
-				if global || (root == recv && !isIdent(l)) {
+				if global || (root == recv && !isIdent(l) && !copiedContainer(info, l)) {
 					stored(n.Rhs[i]) // a package variable, or a field of the receiver
 				}
 			}
@@ -361,7 +379,11 @@ func (p *pkgChecker) keptParams(decl *ast.FuncDecl, params map[types.Object]int)
 			if inner == nil {
 				return true
 			}
+			sig := cfn.Type().(*types.Signature)
 			for j, a := range n.Args {
+				if sig.Variadic() && j >= sig.Params().Len()-1 {
+					j = sig.Params().Len() - 1
+				}
 				if inner.keeps[j] {
 					mark(a)
 				}
@@ -406,9 +428,16 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 			covered[r][i] = covered[r][i] || d
 		}
 	}
-	// The acquires and releases on each site, in source order: whether the body is entered
-	// holding what it releases, and leaves it released.
-	type event struct{ acquire, always bool }
+	// The acquires and releases on each site: whether the body is entered holding what it
+	// releases (a release comes before every acquire), and leaves it released (after the
+	// last acquire that reaches an end, a release comes before it).
+	type event struct {
+		acquire bool
+		name    string
+		c       callInfo
+		dom     []bool
+		defers  bool // a deferred release: it runs after whatever the body does
+	}
 	events := map[site][]event{}
 	var assigned map[types.Object]bool
 	// at returns the parameter and field path e is rooted at, unless the body assigns the
@@ -444,8 +473,8 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 		_, lit := ast.Unparen(call.Fun).(*ast.FuncLit)
 		return onParam(call, fn) || lit
 	})
-	if len(calls) == 0 {
-		return nil
+	if len(calls) == 0 || hasGoto(decl.Body) {
+		return nil // a goto may jump past any release: no summary
 	}
 	ends = bodyEnds(decl.Body)
 	assigned = assignedParams(info, decl.Body, params)
@@ -468,7 +497,7 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 			call = c.inner
 		}
 		dom := dominated(info, c, decl.Body, ends)
-		always := !slices.Contains(dom, false)
+		defers := c.inner != nil || (len(c.stack) > 0 && isDefer(c.stack[len(c.stack)-1]))
 		// The site a method is called on, through the embedded fields of a promoted one
 		// (l.Unlock() on a struct embedding sync.Mutex is on l.Mutex).
 		atRecv := func(call *ast.CallExpr) (site, bool) {
@@ -485,11 +514,11 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 			if s, ok := atRecv(call); ok {
 				name := c.fn.Name()
 				if _, acq := matchVerb(name); acq {
-					events[s] = append(events[s], event{acquire: true, always: always})
+					events[s] = append(events[s], event{acquire: true, c: c})
 					continue
 				}
 				if len(call.Args) == 0 && p.isReleaseName(name, funcName(c.fn)) {
-					events[s] = append(events[s], event{always: always})
+					events[s] = append(events[s], event{name: name, c: c, dom: dom, defers: defers})
 					record(s, name, dom)
 					if c.fn.Pkg() != p.pass.Pkg {
 						// Another package's release is the whole of it: what t.mu.Unlock does
@@ -507,7 +536,7 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 		through := func(s site, rels [][2]string) {
 			for _, x := range rels {
 				sub := site{s.idx, s.path + x[0]}
-				events[sub] = append(events[sub], event{always: always})
+				events[sub] = append(events[sub], event{name: x[1], c: c, dom: dom, defers: defers})
 				record(sub, x[1], dom)
 			}
 		}
@@ -520,31 +549,79 @@ func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]i
 			}
 		}
 	}
-	// own reports whether the body balances s itself: it takes s before it first releases it
-	// (t.bump()), or leaves it taken or only maybe released (unlock, Gosched, lock). A body
-	// entered holding s and left with it released releases it, whatever it takes and
-	// releases in between (grpc's resetTransportAndUnlock).
-	own := func(s site) bool {
-		evs := events[s]
-		if len(evs) == 0 {
+	// holds reports whether the body balances s itself, for name, the release it would
+	// summarize: it takes s before it first releases it (t.bump()), or may leave it taken
+	// (unlock, Gosched, lock). A body entered holding s and left with it released on every
+	// path releases it, whatever it takes and releases in between (grpc's
+	// resetTransportAndUnlock).
+	holds := func(s site, name string) bool {
+		var acqs, rels []event
+		for _, e := range events[s] {
+			switch {
+			case e.acquire:
+				acqs = append(acqs, e)
+			case e.name == name:
+				rels = append(rels, e)
+			}
+		}
+		// balancedInBlock reports whether a release follows a in a's own block, on every path
+		// through it: for { mu.Lock(); …; mu.Unlock() } leaves nothing held.
+		balancedInBlock := func(a event, rels []event) bool {
+			for j := len(a.c.stack) - 1; j >= 0; j-- {
+				if b, ok := blockish(a.c.stack[j]); ok {
+					return slices.ContainsFunc(rels, func(r event) bool {
+						return !r.defers && r.c.call.Pos() > a.c.call.Pos() && before(info, r.c, decl.Body, lastPos(b))
+					})
+				}
+			}
 			return false
 		}
-		last := evs[len(evs)-1]
-		return evs[0].acquire || last.acquire
+		// Entered holding: every acquire comes after a release of this name on its every
+		// path (not t.bump(), nor an RUnlock before a Lock, nor a release under a condition).
+		for _, a := range acqs {
+			if !slices.ContainsFunc(rels, func(r event) bool {
+				return !r.defers && before(info, r.c, decl.Body, a.c.call.Pos())
+			}) {
+				return true
+			}
+		}
+		// Left released: at each end, a release of this name that comes before it comes after
+		// the last acquire that can reach it (unlock, Gosched, lock leaves it held).
+		for i, end := range ends {
+			pos := end.Pos()
+			if end == ast.Node(decl.Body) {
+				pos = decl.Body.Rbrace // the fall off the body's end
+			}
+			last := token.NoPos
+			for _, a := range acqs {
+				if a.c.call.Pos() < pos && reaches(a.c.stack, pos) && !balancedInBlock(a, rels) {
+					last = max(last, a.c.call.Pos())
+				}
+			}
+			if last == token.NoPos {
+				continue
+			}
+			if !slices.ContainsFunc(rels, func(r event) bool {
+				return r.dom[i] && (r.defers || r.c.call.Pos() > last)
+			}) {
+				return true
+			}
+		}
+		return false
 	}
 	fields := map[int][][2]string{}
 	for _, r := range order {
-		if slices.Contains(covered[r], false) || own(r.site) {
+		if slices.Contains(covered[r], false) || holds(r.site, r.name) {
 			continue
 		}
-		prefixOwned := false
-		for t := range events {
-			// A field of a path the body balances itself (t.inner.lock(); t.inner.finish()).
-			if t.idx == r.site.idx && strings.HasPrefix(r.site.path, t.path+".") && own(t) {
-				prefixOwned = true
+		prefixTaken := false
+		for t, evs := range events {
+			// A field of a path the body takes itself (t.inner.lock(); t.inner.finish()).
+			if t.idx == r.site.idx && strings.HasPrefix(r.site.path, t.path+".") && slices.ContainsFunc(evs, func(e event) bool { return e.acquire }) {
+				prefixTaken = true
 			}
 		}
-		if !prefixOwned {
+		if !prefixTaken {
 			fields[r.site.idx] = append(fields[r.site.idx], [2]string{r.site.path, r.name})
 		}
 	}
@@ -675,17 +752,85 @@ func dominated(info *types.Info, c callInfo, body *ast.BlockStmt, ends []ast.Nod
 			out[i] = true
 			continue
 		}
-		if call.Pos() >= pos && !(end != body && within(end, call)) {
-			continue
+		if end != body && within(end, call) {
+			pos = end.End() // in the return itself: before it returns
 		}
-		for j := len(c.stack) - 1; j >= 0; j-- {
-			if b, ok := c.stack[j].(*ast.BlockStmt); ok && b.Pos() <= pos && pos < b.End() {
-				out[i] = unconditional(info, c.stack, b, call)
-				break
-			}
-		}
+		out[i] = before(info, c, body, pos)
 	}
 	return out
+}
+
+// before reports whether the call c runs before pos on every path that reaches pos: it comes
+// earlier in a block that contains pos, with nothing but nil guards between that block and
+// c.
+func before(info *types.Info, c callInfo, body *ast.BlockStmt, pos token.Pos) bool {
+	if c.call.Pos() >= pos {
+		return false
+	}
+	for j := len(c.stack) - 1; j >= 0; j-- {
+		if b, ok := blockish(c.stack[j]); ok && b.Pos() <= pos && pos < b.End() {
+			return unconditional(info, c.stack, b, c.call)
+		}
+	}
+	return false
+}
+
+// blockish returns n when it is a list of statements run in order: a block, or a case of a
+// switch or select. Its last position inside is lastPos.
+func blockish(n ast.Node) (ast.Node, bool) {
+	switch n.(type) {
+	case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
+		return n, true
+	}
+	return nil, false
+}
+
+// lastPos returns the last position inside b, a blockish node.
+func lastPos(b ast.Node) token.Pos {
+	if bs, ok := b.(*ast.BlockStmt); ok {
+		return bs.Rbrace
+	}
+	return b.End() - 1
+}
+
+// reaches reports whether a call with ancestors stack may run before the end at pos: no block around
+// it that leaves end out ends by leaving the function or the block (if err != nil {
+// c.mu.Lock(); return } does not reach the function's last return).
+func reaches(stack []ast.Node, end token.Pos) bool {
+	in := func(n ast.Node) bool { return n.Pos() <= end && end < n.End() }
+	for i, n := range stack {
+		if in(n) {
+			continue
+		}
+		var list []ast.Stmt
+		switch b := n.(type) {
+		case *ast.BlockStmt:
+			list = b.List
+			if i > 0 {
+				// The other branch of an if: if x { c.mu.Lock() } else { return }.
+				if ifs, ok := stack[i-1].(*ast.IfStmt); ok && in(ifs) && !in(ifs.Cond) {
+					return false
+				}
+			}
+		case *ast.CaseClause:
+			list = b.Body
+		case *ast.CommClause:
+			list = b.Body
+		default:
+			continue
+		}
+		if _, block := n.(*ast.BlockStmt); !block && i > 0 && in(stack[i-1]) {
+			return false // another case of the switch or select the end is in
+		}
+		if len(list) == 0 {
+			continue
+		}
+		switch list[len(list)-1].(type) {
+		case *ast.ReturnStmt, *ast.BranchStmt:
+			return false
+		}
+	}
+	return true
 }
 
 // underNilTest reports whether pos is in the body of an if, in body, that tests o == nil.
@@ -760,4 +905,25 @@ func copied(t types.Type, pkg *types.Package, path string) bool {
 		}
 	}
 	return true
+}
+
+func hasGoto(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if b, ok := n.(*ast.BranchStmt); ok && b.Tok == token.GOTO {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// copiedContainer reports whether the store l (r.files) writes into a copy: the field path
+// before its last field names a struct passed by value, a value receiver's own.
+func copiedContainer(info *types.Info, l ast.Expr) bool {
+	root, path, ok := fieldPath(info, l)
+	if !ok || path == "" {
+		return false
+	}
+	return copied(root.Type(), root.Pkg(), path[:strings.LastIndex(path, ".")])
 }

@@ -54,6 +54,8 @@ func init() { register.Plugin("releasepath", New) }
 type Settings struct {
 	// Pairs adds acquire=release pairs in full names, as the -pairs flag does.
 	Pairs []string `json:"pairs"`
+	// Broad reports the broader tier as well, as the -broad flag does; off by default.
+	Broad bool `json:"broad"`
 }
 
 // Plugin is the releasepath plugin; golangci-lint makes one with [New].
@@ -65,7 +67,7 @@ func New(settings any) (register.LinterPlugin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("releasepath: %w", err) // DecodeSettings says "decoding settings: …" itself
 	}
-	a, err := releasepath.New(releasepath.Config{Pairs: s.Pairs, GolangciLint: true})
+	a, err := releasepath.New(releasepath.Config{Pairs: s.Pairs, GolangciLint: true, Broad: s.Broad})
 	if err != nil {
 		return nil, err
 	}

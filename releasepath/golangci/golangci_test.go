@@ -40,6 +40,8 @@ func TestNewDecodesSettings(t *testing.T) {
 		{name: "unknown field", give: map[string]any{"pair": []any{"a.B=a.C"}}, wantErr: "unknown field"},
 		{name: "tests is golangci-lint's run.tests", give: map[string]any{"tests": true}, wantErr: "unknown field"},
 		{name: "pairs not a list", give: map[string]any{"pairs": 3}, wantErr: "pairs"},
+		{name: "broad", give: map[string]any{"broad": true}},
+		{name: "broad not a bool", give: map[string]any{"broad": "yes"}, wantErr: "broad"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

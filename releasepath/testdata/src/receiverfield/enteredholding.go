@@ -3,6 +3,7 @@ package receiverfield
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // conn's resetAndUnlock is entered holding c.mu and leaves it released on every path,
@@ -70,4 +71,51 @@ func (c *conn) connectRelocked() {
 		return
 	}
 	c.waitAndRelock()
-} // want `return may skip c.mu.Unlock \(Lock at line 67\)`
+} // want `return may skip c.mu.Unlock \(Lock at line 68\)`
+
+// resetWithBackoff is grpc's shape in full: the lock taken back in one case of a select and
+// given up there, a return in another case, and a return in a branch after its own unlock.
+func (c *conn) resetWithBackoff(reset chan struct{}) {
+	if c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.state = 1
+	c.mu.Unlock()
+	if err := dial(c.ctx); err != nil {
+		c.mu.Lock()
+		if c.ctx.Err() != nil {
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+		timer := time.NewTimer(time.Second)
+		select {
+		case <-timer.C:
+			c.mu.Lock()
+			c.backoff++
+			c.mu.Unlock()
+		case <-reset:
+			timer.Stop()
+		case <-c.ctx.Done():
+			timer.Stop()
+			return
+		}
+		c.mu.Lock()
+		c.state = 0
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Lock()
+	c.backoff = 0
+	c.mu.Unlock()
+}
+
+func (c *conn) connectWithBackoff(reset chan struct{}) {
+	c.mu.Lock()
+	if c.state == 3 {
+		c.mu.Unlock()
+		return
+	}
+	c.resetWithBackoff(reset)
+}
