@@ -1,0 +1,447 @@
+package releasepath
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+)
+
+// The strict summaries of a function body: what it releases of its parameters on every path
+// (fieldReleases), and which parameters it keeps beyond the call (keptParams). They are what
+// a fact carries to other packages.
+
+// A fieldSite is a parameter (-1 the receiver) and a field path of it (".mu", "" for itself).
+type fieldSite struct {
+	idx  int
+	path string
+}
+
+// A fieldRelease is a release of one name on one site.
+type fieldRelease struct {
+	site fieldSite
+	name string
+}
+
+// A siteEvent is an acquire or a release on a site, with the call that makes it.
+type siteEvent struct {
+	acquire bool
+	name    string
+	c       callInfo
+	dom     []bool // for a release: the ends of the body it comes before (dominated)
+	defers  bool   // a deferred release: it runs after whatever the body does
+}
+
+// fieldScan is one body's scan for fieldReleases.
+type fieldScan struct {
+	p        *pkgChecker
+	info     *types.Info
+	decl     *ast.FuncDecl
+	params   map[types.Object]int
+	assigned map[types.Object]bool
+	ends     []ast.Node // the body's returns, and the body when it can fall off its end
+	// covered lists, for each release, the ends that one of its calls comes before on
+	// every path: the release counts when it covers all.
+	covered map[fieldRelease][]bool
+	order   []fieldRelease
+	events  map[fieldSite][]siteEvent
+}
+
+// fieldReleases computes wrapperInfo.fields for decl: the releases it makes on a parameter
+// or a field path of one before every return, and does not take back. A path the body
+// acquires before it first releases it (t.mu.Lock(); …; t.mu.Unlock()), or may leave
+// acquired (t.mu.Unlock(); runtime.Gosched(); t.mu.Lock()), is the body's own to balance;
+// a release under a condition (if t.verbose { t.mu.Unlock() }) may not run. A body entered
+// holding it and left with it released releases it, whatever it takes and gives back in
+// between.
+func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]int) map[int][][2]string {
+	s := &fieldScan{p: p, info: p.pass.TypesInfo, decl: decl, params: params,
+		covered: map[fieldRelease][]bool{}, events: map[fieldSite][]siteEvent{}}
+	calls := collectCalls(s.info, decl.Body, false, func(call *ast.CallExpr, fn *types.Func) bool {
+		_, lit := ast.Unparen(call.Fun).(*ast.FuncLit)
+		return s.onParam(call, fn) || lit
+	})
+	if len(calls) == 0 || hasGoto(decl.Body) {
+		return nil // a goto may jump past any release: no summary
+	}
+	s.ends = bodyEnds(decl.Body)
+	s.assigned = assignedParams(s.info, decl.Body, params)
+	for i := 0; i < len(calls); i++ {
+		calls = append(calls, s.scan(calls[i])...)
+	}
+	return s.result()
+}
+
+// onParam reports whether call is on or with a parameter. Only such calls matter; the filter
+// spares the copy of every other call's ancestors, which is most of the cost of summarizing
+// a package.
+func (s *fieldScan) onParam(call *ast.CallExpr, fn *types.Func) bool {
+	if fn == nil {
+		return false
+	}
+	if r := receiver(s.info, call); r != nil {
+		if _, ok := s.params[rootObj(s.info, r)]; ok {
+			return true
+		}
+	}
+	return slices.ContainsFunc(call.Args, func(arg ast.Expr) bool {
+		_, ok := s.params[rootObj(s.info, arg)]
+		return ok
+	})
+}
+
+// at returns the parameter and field path e is rooted at, unless the body assigns the
+// parameter (c = nopCloser{}; c.Close() closes another value) or the path names a copy of
+// the caller's (a value receiver's own mutex).
+func (s *fieldScan) at(e ast.Expr) (fieldSite, bool) {
+	root, path, ok := fieldPath(s.info, e)
+	idx, isParam := s.params[root]
+	if !ok || !isParam || s.assigned[root] || copied(root.Type(), root.Pkg(), path) {
+		return fieldSite{}, false
+	}
+	return fieldSite{idx, path}, true
+}
+
+// atRecv returns the site a method is called on, through the embedded fields of a promoted
+// one (l.Unlock() on a struct embedding sync.Mutex is on l.Mutex).
+func (s *fieldScan) atRecv(call *ast.CallExpr) (fieldSite, bool) {
+	r := receiver(s.info, call)
+	if r == nil {
+		return fieldSite{}, false
+	}
+	site, ok := s.at(r)
+	_, names := embeddedPath(s.info, ast.Unparen(call.Fun).(*ast.SelectorExpr))
+	site.path += names
+	return site, ok
+}
+
+// release records a release of name on site by the call c.
+func (s *fieldScan) release(site fieldSite, name string, c callInfo, dom []bool, defers bool) {
+	s.events[site] = append(s.events[site], siteEvent{name: name, c: c, dom: dom, defers: defers})
+	r := fieldRelease{site, name}
+	if s.covered[r] == nil {
+		s.covered[r] = make([]bool, len(s.ends))
+		s.order = append(s.order, r)
+	}
+	for i, d := range dom {
+		s.covered[r][i] = s.covered[r][i] || d
+	}
+}
+
+// scan records what the call c acquires and releases. A closure deferred with no arguments
+// runs at every return after its defer (defer func() { c.Close() }()): scan returns its
+// calls, read as made where it is deferred, for the caller to scan in turn.
+func (s *fieldScan) scan(c callInfo) []callInfo {
+	if lit, ok := ast.Unparen(c.call.Fun).(*ast.FuncLit); ok && c.inner == nil {
+		var more []callInfo
+		if len(c.call.Args) == 0 && len(c.stack) > 0 && isDefer(c.stack[len(c.stack)-1]) {
+			for _, in := range collectCalls(s.info, lit.Body, false, s.onParam) {
+				if unconditional(s.info, in.stack, lit.Body, in.call) {
+					more = append(more, callInfo{call: c.call, fn: in.fn, stack: c.stack, inner: in.call})
+				}
+			}
+		}
+		return more
+	}
+	call := c.call
+	if c.inner != nil {
+		call = c.inner
+	}
+	dom := dominated(s.info, c, s.decl.Body, s.ends)
+	defers := c.inner != nil || (len(c.stack) > 0 && isDefer(c.stack[len(c.stack)-1]))
+	if site, ok := s.atRecv(call); ok {
+		name := c.fn.Name()
+		if _, acq := matchVerb(name); acq {
+			s.events[site] = append(s.events[site], siteEvent{acquire: true, c: c})
+			return nil
+		}
+		if len(call.Args) == 0 && s.p.isReleaseName(name, funcName(c.fn)) {
+			s.release(site, name, c, dom, defers)
+			if c.fn.Pkg() != s.p.pass.Pkg {
+				// Another package's release is the whole of it: what t.mu.Unlock does inside
+				// sync.Mutex is no release of t's. A helper of this package named like one
+				// (t.parent.unlock()) is read for what it releases.
+				return nil
+			}
+		}
+	}
+	inner := s.p.wrapper(c.fn)
+	if inner == nil {
+		return nil
+	}
+	through := func(site fieldSite, rels [][2]string) {
+		for _, x := range rels {
+			s.release(fieldSite{site.idx, site.path + x[0]}, x[1], c, dom, defers)
+		}
+	}
+	if site, ok := s.atRecv(call); ok {
+		through(site, inner.fields[-1])
+	}
+	for j, arg := range call.Args {
+		if site, ok := s.at(arg); ok {
+			through(site, inner.fields[j])
+		}
+	}
+	return nil
+}
+
+// result lists the releases that cover every end, on sites the body does not balance itself.
+func (s *fieldScan) result() map[int][][2]string {
+	fields := map[int][][2]string{}
+	for _, r := range s.order {
+		if slices.Contains(s.covered[r], false) || s.holds(r.site, r.name) {
+			continue
+		}
+		prefixTaken := false
+		for t, evs := range s.events {
+			// A field of a path the body takes itself (t.inner.lock(); t.inner.finish()).
+			if t.idx == r.site.idx && strings.HasPrefix(r.site.path, t.path+".") && slices.ContainsFunc(evs, func(e siteEvent) bool { return e.acquire }) {
+				prefixTaken = true
+			}
+		}
+		if !prefixTaken {
+			fields[r.site.idx] = append(fields[r.site.idx], [2]string{r.site.path, r.name})
+		}
+	}
+	return fields
+}
+
+// holds reports whether the body balances site itself, for name, the release it would
+// summarize: it takes the site before it first releases it (t.bump()), or may leave it taken
+// (unlock, Gosched, lock). A body entered holding it and left with it released on every path
+// releases it, whatever it takes and releases in between (grpc's resetTransportAndUnlock).
+func (s *fieldScan) holds(site fieldSite, name string) bool {
+	var acqs, rels []siteEvent
+	for _, e := range s.events[site] {
+		switch {
+		case e.acquire:
+			acqs = append(acqs, e)
+		case e.name == name:
+			rels = append(rels, e)
+		}
+	}
+	// Entered holding: every acquire comes after a release of this name on its every path
+	// (not t.bump(), nor an RUnlock before a Lock, nor a release under a condition).
+	for _, a := range acqs {
+		if !slices.ContainsFunc(rels, func(r siteEvent) bool {
+			return !r.defers && before(s.info, r.c, s.decl.Body, a.c.call.Pos())
+		}) {
+			return true
+		}
+	}
+	// Left released: at each end, a release of this name that comes before it comes after
+	// the last acquire that can reach it (unlock, Gosched, lock leaves it held).
+	for i, end := range s.ends {
+		pos := end.Pos()
+		if end == ast.Node(s.decl.Body) {
+			pos = s.decl.Body.Rbrace // the fall off the body's end
+		}
+		last := token.NoPos
+		for _, a := range acqs {
+			if a.c.call.Pos() < pos && reaches(a.c.stack, pos) && !s.balancedInBlock(a, rels) {
+				last = max(last, a.c.call.Pos())
+			}
+		}
+		if last == token.NoPos {
+			continue
+		}
+		if !slices.ContainsFunc(rels, func(r siteEvent) bool {
+			return r.dom[i] && (r.defers || r.c.call.Pos() > last)
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// balancedInBlock reports whether one of rels follows the acquire a in a's own block (or
+// case), on every path through it: for { mu.Lock(); …; mu.Unlock() } leaves nothing held.
+func (s *fieldScan) balancedInBlock(a siteEvent, rels []siteEvent) bool {
+	for j := len(a.c.stack) - 1; j >= 0; j-- {
+		if b, ok := blockish(a.c.stack[j]); ok {
+			return slices.ContainsFunc(rels, func(r siteEvent) bool {
+				return !r.defers && r.c.call.Pos() > a.c.call.Pos() && before(s.info, r.c, s.decl.Body, lastPos(b))
+			})
+		}
+	}
+	return false
+}
+
+// keepScan is one body's scan for keptParams.
+type keepScan struct {
+	p        *pkgChecker
+	info     *types.Info
+	params   map[types.Object]int
+	assigned map[types.Object]bool
+	recv     types.Object
+	// alias maps the locals that hold a parameter, g := f or the values of for _, f :=
+	// range fs, to it.
+	alias map[types.Object]int
+	keeps map[int]bool
+}
+
+// keptParams computes wrapperInfo.keeps for decl. Only a parameter itself counts (or a local
+// copy of it), never a field of it (store(p.name) keeps a string), and never one the body
+// assigns.
+func (p *pkgChecker) keptParams(decl *ast.FuncDecl, params map[types.Object]int) map[int]bool {
+	if len(params) == 0 {
+		return nil
+	}
+	k := &keepScan{p: p, info: p.pass.TypesInfo, params: params,
+		assigned: assignedParams(p.pass.TypesInfo, decl.Body, params),
+		alias:    map[types.Object]int{}, keeps: map[int]bool{}}
+	for o, i := range params {
+		if i == -1 {
+			k.recv = o
+		}
+	}
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.GoStmt:
+			k.goStmt(n)
+			return false
+		case *ast.SendStmt:
+			k.stored(n.Value)
+		case *ast.RangeStmt:
+			if _, idx, ok := k.param(n.X); ok && n.Value != nil {
+				if id, ok := n.Value.(*ast.Ident); ok && k.info.Defs[id] != nil {
+					k.alias[k.info.Defs[id]] = idx
+				}
+			}
+		case *ast.AssignStmt:
+			k.assign(n)
+		case *ast.CallExpr:
+			k.call(n)
+		}
+		return true
+	})
+	return k.keeps
+}
+
+// param returns the parameter e is (or the local copy of one), through &.
+func (k *keepScan) param(e ast.Expr) (types.Object, int, bool) {
+	e = ast.Unparen(e)
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		e = ast.Unparen(u.X)
+	}
+	id, ok := e.(*ast.Ident)
+	if !ok {
+		return nil, 0, false
+	}
+	o := k.info.Uses[id]
+	if idx, ok := k.alias[o]; ok {
+		return o, idx, true
+	}
+	idx, ok := k.params[o]
+	return o, idx, ok && !k.assigned[o]
+}
+
+func (k *keepScan) mark(e ast.Expr) {
+	if _, idx, ok := k.param(e); ok {
+		k.keeps[idx] = true
+	}
+}
+
+// stored marks what e holds of a parameter: the parameter, or a composite literal or append
+// that holds it.
+func (k *keepScan) stored(e ast.Expr) {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.CompositeLit:
+		for _, el := range x.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				el = kv.Value
+			}
+			k.stored(el)
+		}
+	case *ast.UnaryExpr:
+		if x.Op == token.AND {
+			k.stored(x.X)
+		}
+	case *ast.CallExpr:
+		if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok && id.Name == "append" {
+			for _, a := range x.Args[1:] {
+				k.stored(a)
+			}
+		}
+	default:
+		k.mark(e)
+	}
+}
+
+// goStmt marks what a goroutine is handed: its call's arguments and receiver, and what a
+// literal it runs captures.
+func (k *keepScan) goStmt(n *ast.GoStmt) {
+	for _, a := range n.Call.Args {
+		k.mark(a)
+	}
+	if r := receiver(k.info, n.Call); r != nil {
+		k.mark(r)
+	}
+	if lit, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
+		ast.Inspect(lit.Body, func(m ast.Node) bool {
+			if id, ok := m.(*ast.Ident); ok {
+				k.mark(id)
+			}
+			return true
+		})
+	}
+}
+
+// assign records a local copy (g := f), and marks what is stored in a package variable or a
+// field of the receiver (not a value receiver's own copy).
+func (k *keepScan) assign(n *ast.AssignStmt) {
+	if len(n.Lhs) != len(n.Rhs) {
+		return
+	}
+	for i, l := range n.Lhs {
+		if id, ok := l.(*ast.Ident); ok && n.Tok == token.DEFINE {
+			if _, idx, ok := k.param(n.Rhs[i]); ok && k.info.Defs[id] != nil {
+				k.alias[k.info.Defs[id]] = idx
+				continue
+			}
+		}
+		root := rootObj(k.info, l)
+		if root == nil {
+			continue
+		}
+		global := root.Parent() != nil && root.Pkg() != nil && root.Parent() == root.Pkg().Scope()
+		if global || (root == k.recv && !isIdent(l) && !copiedContainer(k.info, l)) {
+			k.stored(n.Rhs[i])
+		}
+	}
+}
+
+// call marks what the body passes to a function that keeps it, by that function's summary.
+func (k *keepScan) call(n *ast.CallExpr) {
+	passes := slices.ContainsFunc(n.Args, func(a ast.Expr) bool { _, _, ok := k.param(a); return ok })
+	if r := receiver(k.info, n); r != nil {
+		_, _, ok := k.param(r)
+		passes = passes || ok
+	}
+	if !passes {
+		return // the callee's summary is read only for what the body passes it
+	}
+	cfn, _ := typeInfoCallee(k.info, n)
+	if cfn == nil {
+		return
+	}
+	inner := k.p.wrapper(cfn)
+	if inner == nil {
+		return
+	}
+	sig := cfn.Type().(*types.Signature)
+	for j, a := range n.Args {
+		if sig.Variadic() && j >= sig.Params().Len()-1 {
+			j = sig.Params().Len() - 1
+		}
+		if inner.keeps[j] {
+			k.mark(a)
+		}
+	}
+	if r := receiver(k.info, n); r != nil && inner.keeps[-1] {
+		k.mark(r)
+	}
+}
