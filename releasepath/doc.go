@@ -172,12 +172,15 @@
 //     not keep it (the broader tier reports these).
 //     Passing it to a function that keeps it beyond the call hands it on too: one that
 //     hands the parameter to a goroutine (pprof.StartCPUProfile(f), whose writer goroutine
-//     writes f), sends it, stores it in a package variable or a field of its receiver
-//     (r.add(f) appending to r.files, not a value receiver's own copy), or passes it to a
-//     function that keeps it, read from its summary (a fact, for another package's), also
-//     through a local copy (g := f) or as an element of a variadic parameter it ranges
-//     over. Storing a field of it (lastName = f.Name()) keeps nothing of it; a keep under a
-//     condition still counts.
+//     writes f), sends it or stores it in a package variable, or passes it to a function
+//     that does, read from its summary (a fact, for another package's), also through a
+//     local copy (g := f) or as an element of a variadic parameter it ranges over. A method
+//     that stores it in a field of its receiver (r.add(f) appending to r.files, not a value
+//     receiver's own copy) hands it on when that receiver outlives the function, not when
+//     the receiver is a fresh local of the function (r := &registry{}; r.add(f)), nor
+//     through a constructor that stores it in a fresh value of its own (bufio.NewReader(f)
+//     leaves f the function's to close). Storing a field of it (lastName = f.Name()) keeps
+//     nothing of it; a keep under a condition still counts.
 //     When the receiver is what the acquisition holds (a scoped acquisition, not a lock,
 //     that takes nothing and returns nothing but an error, b.policy.acquireRef()), storing
 //     or returning the receiver hands the hold on: &picker{policy: b.policy}.

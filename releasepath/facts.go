@@ -43,7 +43,8 @@ var factsAnalyzer = &analysis.Analyzer{
 // another package could not call are dropped.
 type releasesFact struct {
 	Releases map[int][][2]string
-	Keeps    []int // the parameters it keeps ([wrapperInfo.keeps]), -1 the receiver
+	Keeps    []int // the parameters it keeps away ([keptAway]), -1 the receiver
+	Stores   []int // the parameters it stores in its receiver ([storedInRecv])
 }
 
 func (*releasesFact) AFact() {}
@@ -78,15 +79,25 @@ func (f *releasesFact) String() string {
 		}
 		out += " keeps(" + strings.Join(ks, " ") + ")"
 	}
+	if len(f.Stores) > 0 {
+		var ss []string
+		for _, i := range f.Stores {
+			ss = append(ss, fmt.Sprint(i))
+		}
+		out += " stores(" + strings.Join(ss, " ") + ")"
+	}
 	return out
 }
 
 // summaryOf turns a fact back into the summary the wrapper rules read: each release counts
 // for the parameter it is made on, and for its field path.
 func summaryOf(f *releasesFact) *wrapperInfo {
-	wi := &wrapperInfo{names: map[int][][2]string{}, fields: f.Releases, keeps: map[int]bool{}}
+	wi := &wrapperInfo{names: map[int][][2]string{}, fields: f.Releases, keeps: map[int]keep{}}
+	for _, i := range f.Stores {
+		wi.keeps[i] = storedInRecv
+	}
 	for _, i := range f.Keeps {
-		wi.keeps[i] = true
+		wi.keeps[i] = keptAway
 	}
 	for i, rs := range f.Releases {
 		for _, r := range rs {
@@ -112,15 +123,21 @@ func factOf(wi *wrapperInfo) *releasesFact {
 			}
 		}
 	}
-	var keeps []int
-	for i := range wi.keeps {
-		keeps = append(keeps, i)
+	var keeps, stores []int
+	for i, how := range wi.keeps {
+		switch how {
+		case keptAway:
+			keeps = append(keeps, i)
+		case storedInRecv:
+			stores = append(stores, i)
+		}
 	}
 	slices.Sort(keeps)
-	if len(out) == 0 && len(keeps) == 0 {
+	slices.Sort(stores)
+	if len(out) == 0 && len(keeps) == 0 && len(stores) == 0 {
 		return nil
 	}
-	return &releasesFact{Releases: out, Keeps: keeps}
+	return &releasesFact{Releases: out, Keeps: keeps, Stores: stores}
 }
 
 // importedSummaries is factsAnalyzer's result: the summaries of the other packages'

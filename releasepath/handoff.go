@@ -263,14 +263,69 @@ func (w *walker) keptByCallee(call *ast.CallExpr, st *state) bool {
 	if wi == nil || len(wi.keeps) == 0 {
 		return false
 	}
+	// Stored in the receiver, it is handed on when the receiver outlives the function (a
+	// parameter, the function's receiver, a field or a package variable), not when it is a
+	// local the function made (rd := bufio.NewReader(f) keeps f in rd, which dies with it).
+	recvLives := false
+	if r := receiver(info, call); r != nil {
+		if o := rootObj(info, r); o != nil && !freshLocal(info, w.body, o) {
+			recvLives = true
+		}
+	}
 	sig := fn.Type().(*types.Signature)
 	for i, arg := range call.Args {
 		idx := i
 		if sig.Variadic() && i >= sig.Params().Len()-1 {
 			idx = sig.Params().Len() - 1 // keep(g, f) for keep(fs ...*os.File)
 		}
-		if wi.keeps[idx] && w.holds(arg, st) {
+		how := wi.keeps[idx]
+		if (how == keptAway || (how == storedInRecv && recvLives)) && w.holds(arg, st) {
 			return true
+		}
+	}
+	return false
+}
+
+// freshLocal reports whether o is a local of body made there from nothing the function was
+// given: r := &registry{}, r := new(T), var r T. What is stored in it dies with it, unless
+// it is handed on itself. A copy of a parameter (rr := r) or a call's result is not fresh.
+func freshLocal(info *types.Info, body *ast.BlockStmt, o types.Object) bool {
+	if !isLocal(o, body) {
+		return false
+	}
+	fresh := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); ok && info.Defs[id] == o && len(n.Lhs) == len(n.Rhs) {
+					fresh = isAllocation(info, n.Rhs[i])
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if info.Defs[id] == o {
+					fresh = len(n.Values) == 0 || (len(n.Values) == len(n.Names) && isAllocation(info, n.Values[i]))
+				}
+			}
+		}
+		return true
+	})
+	return fresh
+}
+
+// isAllocation reports whether e makes a new value: T{…}, &T{…} or new(T).
+func isAllocation(info *types.Info, e ast.Expr) bool {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.CompositeLit:
+		return true
+	case *ast.UnaryExpr:
+		_, lit := ast.Unparen(x.X).(*ast.CompositeLit)
+		return x.Op == token.AND && lit
+	case *ast.CallExpr:
+		if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok {
+			b, ok := info.Uses[id].(*types.Builtin)
+			return ok && b.Name() == "new"
 		}
 	}
 	return false

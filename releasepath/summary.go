@@ -278,19 +278,19 @@ type keepScan struct {
 	// alias maps the locals that hold a parameter, g := f or the values of for _, f :=
 	// range fs, to it.
 	alias map[types.Object]int
-	keeps map[int]bool
+	keeps map[int]keep
 }
 
 // keptParams computes wrapperInfo.keeps for decl. Only a parameter itself counts (or a local
 // copy of it), never a field of it (store(p.name) keeps a string), and never one the body
 // assigns.
-func (p *pkgChecker) keptParams(decl *ast.FuncDecl, params map[types.Object]int) map[int]bool {
+func (p *pkgChecker) keptParams(decl *ast.FuncDecl, params map[types.Object]int) map[int]keep {
 	if len(params) == 0 {
 		return nil
 	}
 	k := &keepScan{p: p, info: p.pass.TypesInfo, params: params,
 		assigned: assignedParams(p.pass.TypesInfo, decl.Body, params),
-		alias:    map[types.Object]int{}, keeps: map[int]bool{}}
+		alias:    map[types.Object]int{}, keeps: map[int]keep{}}
 	for o, i := range params {
 		if i == -1 {
 			k.recv = o
@@ -304,7 +304,7 @@ func (p *pkgChecker) keptParams(decl *ast.FuncDecl, params map[types.Object]int)
 			k.goStmt(n)
 			return false
 		case *ast.SendStmt:
-			k.stored(n.Value)
+			k.stored(n.Value, keptAway)
 		case *ast.RangeStmt:
 			if _, idx, ok := k.param(n.X); ok && n.Value != nil {
 				if id, ok := n.Value.(*ast.Ident); ok && k.info.Defs[id] != nil {
@@ -339,35 +339,35 @@ func (k *keepScan) param(e ast.Expr) (types.Object, int, bool) {
 	return o, idx, ok && !k.assigned[o]
 }
 
-func (k *keepScan) mark(e ast.Expr) {
+func (k *keepScan) mark(e ast.Expr, how keep) {
 	if _, idx, ok := k.param(e); ok {
-		k.keeps[idx] = true
+		k.keeps[idx] = max(k.keeps[idx], how)
 	}
 }
 
 // stored marks what e holds of a parameter: the parameter, or a composite literal or append
 // that holds it.
-func (k *keepScan) stored(e ast.Expr) {
+func (k *keepScan) stored(e ast.Expr, how keep) {
 	switch x := ast.Unparen(e).(type) {
 	case *ast.CompositeLit:
 		for _, el := range x.Elts {
 			if kv, ok := el.(*ast.KeyValueExpr); ok {
 				el = kv.Value
 			}
-			k.stored(el)
+			k.stored(el, how)
 		}
 	case *ast.UnaryExpr:
 		if x.Op == token.AND {
-			k.stored(x.X)
+			k.stored(x.X, how)
 		}
 	case *ast.CallExpr:
 		if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok && id.Name == "append" {
 			for _, a := range x.Args[1:] {
-				k.stored(a)
+				k.stored(a, how)
 			}
 		}
 	default:
-		k.mark(e)
+		k.mark(e, how)
 	}
 }
 
@@ -375,15 +375,15 @@ func (k *keepScan) stored(e ast.Expr) {
 // literal it runs captures.
 func (k *keepScan) goStmt(n *ast.GoStmt) {
 	for _, a := range n.Call.Args {
-		k.mark(a)
+		k.mark(a, keptAway)
 	}
 	if r := receiver(k.info, n.Call); r != nil {
-		k.mark(r)
+		k.mark(r, keptAway)
 	}
 	if lit, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
 		ast.Inspect(lit.Body, func(m ast.Node) bool {
 			if id, ok := m.(*ast.Ident); ok {
-				k.mark(id)
+				k.mark(id, keptAway)
 			}
 			return true
 		})
@@ -407,9 +407,11 @@ func (k *keepScan) assign(n *ast.AssignStmt) {
 		if root == nil {
 			continue
 		}
-		global := root.Parent() != nil && root.Pkg() != nil && root.Parent() == root.Pkg().Scope()
-		if global || (root == k.recv && !isIdent(l) && !copiedContainer(k.info, l)) {
-			k.stored(n.Rhs[i])
+		switch {
+		case isGlobal(root):
+			k.stored(n.Rhs[i], keptAway)
+		case root == k.recv && !isIdent(l) && !copiedContainer(k.info, l):
+			k.stored(n.Rhs[i], storedInRecv)
 		}
 	}
 }
@@ -432,16 +434,37 @@ func (k *keepScan) call(n *ast.CallExpr) {
 	if inner == nil {
 		return
 	}
+	// What the callee stores in its receiver, this body keeps as that receiver lives: in its
+	// own receiver's field, or a package variable's; in a local, only as long as the local.
+	inRecv := keep(0)
+	if r := receiver(k.info, n); r != nil {
+		switch root := rootObj(k.info, r); {
+		case root == nil:
+		case isGlobal(root):
+			inRecv = keptAway
+		case root == k.recv && !copied(root.Type(), root.Pkg(), ""):
+			inRecv = storedInRecv
+		}
+		if inner.keeps[-1] == keptAway {
+			k.mark(r, keptAway) // go r.run() inside the callee
+		}
+	}
 	sig := cfn.Type().(*types.Signature)
 	for j, a := range n.Args {
 		if sig.Variadic() && j >= sig.Params().Len()-1 {
 			j = sig.Params().Len() - 1
 		}
-		if inner.keeps[j] {
-			k.mark(a)
+		switch inner.keeps[j] {
+		case keptAway:
+			k.mark(a, keptAway)
+		case storedInRecv:
+			if inRecv != 0 {
+				k.mark(a, inRecv)
+			}
 		}
 	}
-	if r := receiver(k.info, n); r != nil && inner.keeps[-1] {
-		k.mark(r)
-	}
+}
+
+func isGlobal(o types.Object) bool {
+	return o.Parent() != nil && o.Pkg() != nil && o.Parent() == o.Pkg().Scope()
 }

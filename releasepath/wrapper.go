@@ -49,12 +49,25 @@ type wrapperInfo struct {
 	// path of it (t.mu.Unlock() in a method of t), as {path, name}: path is the field names
 	// after the parameter (".mu"), "" for the parameter itself.
 	fields map[int][][2]string
-	// keeps lists the parameters the function keeps beyond the call: hands to a goroutine
-	// (go profileWriter(w)), sends, stores in a package variable or in a field of its
-	// receiver, or passes to a function that keeps them. What a caller passes there is
-	// handed on.
-	keeps map[int]bool
+	// keeps lists the parameters the function keeps beyond the call, and how: it hands them
+	// to a goroutine (go profileWriter(w)), sends them or stores them in a package variable
+	// (keptAway), or stores them in a field of its receiver (storedInRecv), itself or
+	// through a function that does.
+	keeps map[int]keep
 }
+
+// keep says how a function keeps a parameter beyond the call.
+type keep uint8
+
+const (
+	_ keep = iota
+	// storedInRecv: in a field of the receiver, which keeps it as long as the receiver
+	// lives: r.add(f) hands f on when r outlives the caller, not when r is the caller's
+	// own fresh local (bufio.NewReaderSize's r.reset(buf, rd)).
+	storedInRecv
+	// keptAway: handed to a goroutine, sent, or stored in a package variable.
+	keptAway
+)
 
 // fieldPath returns the object e is rooted at and the names of the fields e selects from it:
 // ".mu" for t.mu and &t.mu, "" for t itself. A summary keeps names, not objects, so that it

@@ -56,7 +56,7 @@ func WatchName(f *os.File) {
 type Registry struct{ cs []io.Closer }
 
 // Add keeps c in its receiver.
-func (r *Registry) Add(c io.Closer) { // want Add:`releases\(\) keeps\(0\)`
+func (r *Registry) Add(c io.Closer) { // want Add:`releases\(\) stores\(0\)`
 	r.cs = append(r.cs, c)
 }
 
