@@ -32,6 +32,7 @@
 //	        settings:
 //	          pairs:
 //	            - example.com/cloud.Client.Reserve=example.com/cloud.Client.Release
+//	          broad: false # true adds the opt-in broader tier (the -broad flag)
 //
 // Then run golangci-lint custom to build ./custom-gcl, and ./custom-gcl run ./... as usual.
 // golangci-lint's own settings apply: run.tests decides whether _test.go files are checked,
