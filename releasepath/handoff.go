@@ -274,11 +274,7 @@ func (w *walker) keptByCallee(call *ast.CallExpr, st *state) bool {
 	}
 	sig := fn.Type().(*types.Signature)
 	for i, arg := range call.Args {
-		idx := i
-		if sig.Variadic() && i >= sig.Params().Len()-1 {
-			idx = sig.Params().Len() - 1 // keep(g, f) for keep(fs ...*os.File)
-		}
-		how := wi.keeps[idx]
+		how := wi.keeps[paramIndex(sig, i)] // keep(g, f) for keep(fs ...*os.File)
 		if (how == keptAway || (how == storedInRecv && recvLives)) && w.holds(arg, st) {
 			return true
 		}

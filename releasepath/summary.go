@@ -451,10 +451,7 @@ func (k *keepScan) call(n *ast.CallExpr) {
 	}
 	sig := cfn.Type().(*types.Signature)
 	for j, a := range n.Args {
-		if sig.Variadic() && j >= sig.Params().Len()-1 {
-			j = sig.Params().Len() - 1
-		}
-		switch inner.keeps[j] {
+		switch inner.keeps[paramIndex(sig, j)] {
 		case keptAway:
 			k.mark(a, keptAway)
 		case storedInRecv:

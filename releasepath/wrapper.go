@@ -294,36 +294,26 @@ func (p *pkgChecker) releasesField(a *acquisition, call *ast.CallExpr, fn *types
 		return false
 	}
 	info := p.pass.TypesInfo
-	check := func(idx int, e ast.Expr) bool {
-		k, ok := exprKey(info, e)
-		if !ok {
-			return false
-		}
+	// matches reports whether a release of wi.fields[idx], made on a value of type t whose
+	// key is k, is a's.
+	matches := func(idx int, k string, t types.Type) bool {
 		for _, f := range wi.fields[idx] {
 			if !isRel(f[1]) {
 				continue
 			}
-			if rest, ok := resolveFields(info.TypeOf(e), fn.Pkg(), f[0]); ok && k+rest == a.recvKey {
+			if rest, ok := resolveFields(t, fn.Pkg(), f[0]); ok && k+rest == a.recvKey {
 				return true
 			}
 		}
 		return false
 	}
-	if r := receiver(info, call); r != nil {
-		// The receiver's key goes through the embedded fields of a promoted method.
-		k, ok := recvKeyOf(info, call)
-		for _, f := range wi.fields[-1] {
-			if !ok || !isRel(f[1]) {
-				continue
-			}
-			t := fn.Type().(*types.Signature).Recv().Type()
-			if rest, ok := resolveFields(t, fn.Pkg(), f[0]); ok && k+rest == a.recvKey {
-				return true
-			}
-		}
+	// The receiver's key goes through the embedded fields of a promoted method, to a value
+	// of the method's own receiver type.
+	if k, ok := recvKeyOf(info, call); ok && matches(-1, k, fn.Type().(*types.Signature).Recv().Type()) {
+		return true
 	}
 	for i, arg := range call.Args {
-		if check(i, arg) {
+		if k, ok := exprKey(info, arg); ok && matches(i, k, info.TypeOf(arg)) {
 			return true
 		}
 	}
@@ -556,4 +546,13 @@ func copiedContainer(info *types.Info, l ast.Expr) bool {
 		return false
 	}
 	return copied(root.Type(), root.Pkg(), path[:strings.LastIndex(path, ".")])
+}
+
+// paramIndex returns the index of the parameter that argument i of a call of sig binds:
+// the variadic parameter for every argument from its position on.
+func paramIndex(sig *types.Signature, i int) int {
+	if sig.Variadic() && i >= sig.Params().Len()-1 {
+		return sig.Params().Len() - 1
+	}
+	return i
 }
