@@ -81,3 +81,61 @@ func (c cost) row(w io.Writer) {
 	}
 	fmt.Fprintf(w, "| `%s` | %.1f | %.1f | %s | %s |\n", c.name, v.Seconds(), t.Seconds(), ratio, mib(c.standalone))
 }
+
+// A memory is the standalone command against the same analyzer under the x/tools
+// single-analyzer driver, on one code base's packages: peak resident memory and CPU of each
+// round.
+type memory struct {
+	name                string
+	lean, loadAll       []int64 // peak RSS, bytes
+	leanCPU, loadAllCPU []time.Duration
+}
+
+// measureMemory runs the standalone command and the loadall peer (replay/internal/loadall),
+// rounds times each, interleaved, as the precision run does: -json -test=false on the
+// packages.
+func (r *runner) measureMemory(ctx context.Context, dir string, patterns []string, rounds int) (memory, error) {
+	var m memory
+	args := append([]string{"-json", "-test=false"}, patterns...)
+	one := func(bin string) (int64, time.Duration, error) {
+		_, ps, err := r.run(ctx, dir, bin, args...)
+		if ps == nil {
+			return 0, 0, fmt.Errorf("replay: %w", err)
+		}
+		ru, ok := ps.SysUsage().(*syscall.Rusage)
+		if !ok {
+			return 0, 0, fmt.Errorf("replay: no resource usage for %s", bin)
+		}
+		return ru.Maxrss * 1024, time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil // kilobytes on Linux
+	}
+	for range rounds {
+		rss, cpu, err := one(r.bin)
+		if err != nil {
+			return m, err
+		}
+		m.lean, m.leanCPU = append(m.lean, rss), append(m.leanCPU, cpu)
+		if rss, cpu, err = one(r.loadAll); err != nil {
+			return m, err
+		}
+		m.loadAll, m.loadAllCPU = append(m.loadAll, rss), append(m.loadAllCPU, cpu)
+	}
+	return m, nil
+}
+
+const memoryTableHeader = "| code base | standalone command: peak RSS, CPU s (medians) | x/tools driver: peak RSS, CPU s (medians) | memory ratio | CPU ratio |\n" +
+	"|---|---:|---:|---:|---:|\n"
+
+func (m memory) row(w io.Writer) {
+	l, a := medianInt(m.lean), medianInt(m.loadAll)
+	lc, ac := median(m.leanCPU), median(m.loadAllCPU)
+	fmt.Fprintf(w, "| `%s` | %s, %.1f | %s, %.1f | %.2f× | %.2f× |\n", m.name, mib(l), lc.Seconds(), mib(a), ac.Seconds(),
+		float64(l)/float64(max(a, 1)), lc.Seconds()/max(ac.Seconds(), 1e-9))
+}
+
+func medianInt(xs []int64) int64 {
+	ds := make([]time.Duration, len(xs))
+	for i, x := range xs {
+		ds[i] = time.Duration(x)
+	}
+	return int64(median(ds))
+}

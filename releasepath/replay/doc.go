@@ -45,8 +45,12 @@
 //	-recall                  also replay recall.tsv
 //	-cost N                  also measure go vet -vettool against plain go vet, N rounds each,
 //	                         interleaved (user+system CPU of the go command and its children)
+//	-memory N                also measure the standalone command's peak resident memory and
+//	                         CPU against the same analyzer under the x/tools single-analyzer
+//	                         driver (internal/loadall, which loads every package's syntax
+//	                         first), N rounds each, interleaved
 //	-write FILE              rewrite, for each table this run printed (precision, recall,
-//	                         cost), the text between <!-- replay:NAME --> and
+//	                         cost, memory), the text between <!-- replay:NAME --> and
 //	                         <!-- replay:NAME:end --> in FILE (PRECISION.md); the
 //	                         precision table only when the run covers the whole corpus
 //	-work DIR                where the throwaway modules live (default the user cache

@@ -26,7 +26,7 @@ type options struct {
 	half, only, untriaged, write, work string
 	corpus, verdicts, recallFile       string
 	check, recall                      bool
-	cost                               int
+	cost, memory                       int
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -39,6 +39,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&o.untriaged, "untriaged", "", "append a row with an empty verdict to this file for each untriaged finding")
 	fl.BoolVar(&o.recall, "recall", false, "also replay the fixed leaks of the recall file")
 	fl.IntVar(&o.cost, "cost", 0, "also measure go vet -vettool against plain go vet, this many rounds each")
+	fl.IntVar(&o.memory, "memory", 0, "also measure the standalone command's memory against the x/tools driver's, this many rounds each")
 	fl.StringVar(&o.write, "write", "", "rewrite the text between the replay markers of this file with the tables")
 	fl.StringVar(&o.work, "work", "", "directory for the throwaway modules (default: the user cache directory's safereconcile/replay)")
 	fl.StringVar(&o.corpus, "corpus", "replay/corpus.tsv", "the corpus file")
@@ -103,37 +104,45 @@ type report struct {
 	scores  []*score
 	recalls []recallResult
 	costs   []cost
+	mems    []memory
 	failed  []string // code bases that did not load
 }
 
 // measure replays one code base: its lines, its findings against the verdicts and, when rounds
 // is positive, its cost.
-func (r *runner) measure(ctx context.Context, c codebase, verdicts []verdict, rounds int) (*score, cost, error) {
+func (r *runner) measure(ctx context.Context, c codebase, verdicts []verdict, rounds, memRounds int) (*score, cost, memory, error) {
 	dir, err := r.prepare(ctx, c.modver)
 	if err != nil {
-		return nil, cost{}, err
+		return nil, cost{}, memory{}, err
 	}
 	pkgs, err := r.expand(ctx, dir, c.patterns)
 	if err != nil {
-		return nil, cost{}, err
+		return nil, cost{}, memory{}, err
 	}
 	lines, err := r.count(ctx, dir, pkgs)
 	if err != nil {
-		return nil, cost{}, err
+		return nil, cost{}, memory{}, err
 	}
 	m, err := r.analyse(ctx, dir, dir, c.modver, pkgs)
 	if err != nil {
-		return nil, cost{}, err
+		return nil, cost{}, memory{}, err
 	}
 	s := judge(c, lines, m, verdicts)
 	var cs cost
 	if rounds > 0 {
 		if cs, err = r.measureCost(ctx, dir, pkgs, rounds, "c"); err != nil {
-			return nil, cost{}, err
+			return nil, cost{}, memory{}, err
 		}
 		cs.name, cs.standalone = c.modver, m.maxRSS
 	}
-	return s, cs, nil
+	var ms memory
+	if memRounds > 0 {
+		if ms, err = r.measureMemory(ctx, dir, pkgs, memRounds); err != nil {
+			return nil, cost{}, memory{}, err
+		}
+		ms.name = c.modver
+	}
+	return s, cs, ms, nil
 }
 
 func replayAll(ctx context.Context, o options, log io.Writer) (*report, error) {
@@ -172,12 +181,18 @@ func replayAll(ctx context.Context, o options, log io.Writer) (*report, error) {
 	if err := os.MkdirAll(o.work, 0o755); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	bin, err := buildAnalyzer(ctx, o.work)
+	bin, err := buildAnalyzer(ctx, o.work, "./cmd/releasepath")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(filepath.Dir(bin))
 	r := newRunner(o.work, bin, log)
+	if o.memory > 0 {
+		if r.loadAll, err = buildAnalyzer(ctx, o.work, "./replay/internal/loadall"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(filepath.Dir(r.loadAll))
+	}
 	rep := &report{o: o, commit: commit(ctx)}
 	if o.half != "none" && !slices.ContainsFunc(corpus, func(c codebase) bool { return selected(c, o) }) {
 		// A typo in -only must not pass -check by measuring nothing.
@@ -188,7 +203,7 @@ func replayAll(ctx context.Context, o options, log io.Writer) (*report, error) {
 			continue
 		}
 		fmt.Fprintf(log, "replay: %s (%s)\n", c.modver, c.half)
-		s, cs, err := r.measure(ctx, c, verdicts, o.cost)
+		s, cs, ms, err := r.measure(ctx, c, verdicts, o.cost, o.memory)
 		if err != nil {
 			// One code base that does not load spoils no other's figures; the run still
 			// fails, with exit status 2.
@@ -199,6 +214,9 @@ func replayAll(ctx context.Context, o options, log io.Writer) (*report, error) {
 		rep.scores = append(rep.scores, s)
 		if o.cost > 0 {
 			rep.costs = append(rep.costs, cs)
+		}
+		if o.memory > 0 {
+			rep.mems = append(rep.mems, ms)
 		}
 	}
 	for _, c := range recalls {
@@ -227,16 +245,16 @@ func selected(c codebase, o options) bool {
 	return false
 }
 
-// buildAnalyzer builds the standalone command from the module in the current directory, into
-// a directory of this run's own: two runs from two checkouts share the work directory, and
-// neither may measure the other's analyzer.
-func buildAnalyzer(ctx context.Context, work string) (string, error) {
+// buildAnalyzer builds a command of the module in the current directory (the standalone
+// command, or the loadall peer), into a directory of this run's own: two runs from two
+// checkouts share the work directory, and neither may measure the other's analyzer.
+func buildAnalyzer(ctx context.Context, work, pkg string) (string, error) {
 	dir, err := os.MkdirTemp(work, "bin-")
 	if err != nil {
 		return "", fmt.Errorf("replay: %w", err)
 	}
-	bin := filepath.Join(dir, "releasepath")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/releasepath")
+	bin := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("replay: build the analyzer (run replay from the releasepath module's directory): %w\n%s", err, out)
 	}
@@ -323,6 +341,16 @@ func (rep *report) sections() []section {
 		}
 		out = append(out, section{"cost", w.String()})
 	}
+	if len(rep.mems) > 0 {
+		var w bytes.Buffer
+		w.WriteString(head)
+		fmt.Fprintf(&w, "%d interleaved rounds of each, -json -test=false on the code base's packages, as the precision run; peak resident memory and user+system CPU of the process.\n\n", len(rep.mems[0].lean))
+		w.WriteString(memoryTableHeader)
+		for _, m := range rep.mems {
+			m.row(&w)
+		}
+		out = append(out, section{"memory", w.String()})
+	}
 	return out
 }
 
@@ -339,6 +367,9 @@ func (o options) flags() string {
 	}
 	if o.cost > 0 {
 		f += fmt.Sprintf(" -cost=%d", o.cost)
+	}
+	if o.memory > 0 {
+		f += fmt.Sprintf(" -memory=%d", o.memory)
 	}
 	return f
 }

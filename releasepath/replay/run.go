@@ -25,10 +25,11 @@ import (
 
 // A runner runs the go command and the analyzer in throwaway modules under work.
 type runner struct {
-	work string // throwaway modules, outside the repository
-	bin  string // the analyzer's standalone command
-	env  []string
-	log  io.Writer
+	work    string // throwaway modules, outside the repository
+	bin     string // the analyzer's standalone command
+	loadAll string // the same analyzer under the x/tools driver, for -memory
+	env     []string
+	log     io.Writer
 }
 
 func newRunner(work, bin string, log io.Writer) *runner {

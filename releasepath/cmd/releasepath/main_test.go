@@ -1,10 +1,19 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"go/format"
+	"go/token"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"golang.org/x/tools/go/analysis"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,4 +56,265 @@ func TestMalformedPairsExitTwo(t *testing.T) {
 			assert.Contains(t, string(out), "releasepath: pair")
 		})
 	}
+}
+
+// module writes a module of three packages into a fresh directory and returns it: util,
+// whose CloseQuietly closes its argument; app, which releases one file through it and
+// leaks another on an early return; and broken, which does not type-check.
+func module(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.24\n",
+		"util/util.go": `package util
+
+import "io"
+
+// CloseQuietly closes c and drops the error.
+func CloseQuietly(c io.Closer) { _ = c.Close() }
+`,
+		"app/app.go": `package app
+
+import (
+	"os"
+
+	"example.com/m/util"
+)
+
+func Wrapped(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer util.CloseQuietly(f)
+	return use(f)
+}
+
+func Leak(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	if err := use(f); err != nil {
+		return err
+	}
+	f.Close()
+	return nil
+}
+
+func use(f *os.File) error { return nil }
+`,
+		"app/app_test.go": `package app
+
+import "testing"
+
+func TestUse(t *testing.T) { _ = use(nil) }
+`,
+		"broken/broken.go": "package broken\n\nvar x int = \"not an int\"\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+	return dir
+}
+
+// command runs the command in dir and returns its standard output, its standard error and
+// its exit status.
+func command(t *testing.T, dir string, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "RELEASEPATH_MAIN=1", "GOWORK=off", "GOFLAGS=-mod=mod")
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("releasepath %v: %v", args, err)
+	}
+	return o.String(), e.String(), cmd.ProcessState.ExitCode()
+}
+
+// leakLine is the finding at the early return in app.Leak.
+const leakLine = "app/app.go:24:3: return may skip f.Close (Open at line 19)"
+
+// TestStandaloneReadsFactsOfImportedPackages checks that the one-package-at-a-time driver
+// carries the facts of an imported package to its importers: the file closed through
+// util.CloseQuietly is released, and only the leak is reported, with exit status 3.
+func TestStandaloneReadsFactsOfImportedPackages(t *testing.T) {
+	dir := module(t)
+	_, stderr, status := command(t, dir, "-test=false", "./app")
+	assert.Equal(t, 3, status, stderr)
+	assert.Equal(t, []string{leakLine}, findingLines(stderr, dir))
+}
+
+// TestFindingInTestVariantPrintedOnce checks that a finding in a file that is part of both
+// app and its test variant is printed once.
+func TestFindingInTestVariantPrintedOnce(t *testing.T) {
+	dir := module(t)
+	_, stderr, status := command(t, dir, "./app")
+	assert.Equal(t, 3, status, stderr)
+	assert.Equal(t, []string{leakLine}, findingLines(stderr, dir))
+}
+
+// TestJSONHasEveryVariantAndExitsZero pins the -json output: the x/tools drivers' tree of
+// package ID, analyzer and findings, one entry per package variant, with the finding's end,
+// related positions and fix, and exit status 0.
+func TestJSONHasEveryVariantAndExitsZero(t *testing.T) {
+	dir := module(t)
+	stdout, stderr, status := command(t, dir, "-json", "./app")
+	assert.Equal(t, 0, status, stderr)
+	var tree map[string]map[string][]struct {
+		Posn, End, Message string
+		Related            []struct{ Posn, End, Message string }
+		SuggestedFixes     []struct {
+			Message string
+			Edits   []struct {
+				Filename   string
+				Start, End int
+				New        string
+			}
+		} `json:"suggested_fixes"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &tree), stdout)
+	assert.ElementsMatch(t, []string{"example.com/m/app", "example.com/m/app [example.com/m/app.test]"}, slices.Collect(maps.Keys(tree)))
+	for id, byAnalyzer := range tree {
+		ds := byAnalyzer["releasepath"]
+		require.Len(t, ds, 1, id)
+		d := ds[0]
+		assert.Equal(t, filepath.Join(dir, "app/app.go")+":24:3", d.Posn)
+		assert.Equal(t, filepath.Join(dir, "app/app.go")+":24:13", d.End)
+		assert.Equal(t, "return may skip f.Close (Open at line 19)", d.Message)
+		require.Len(t, d.Related, 2)
+		require.Len(t, d.SuggestedFixes, 1)
+		assert.Len(t, d.SuggestedFixes[0].Edits, 2)
+	}
+}
+
+// TestFixAppliesTheFixOnceAndFormats checks -fix: the fix reported for app and for its test
+// variant is applied once, the file is formatted, the command exits 0, and the fixed package
+// is clean.
+func TestFixAppliesTheFixOnceAndFormats(t *testing.T) {
+	dir := module(t)
+	_, stderr, status := command(t, dir, "-fix", "./app")
+	require.Equal(t, 0, status, stderr)
+	got, err := os.ReadFile(filepath.Join(dir, "app/app.go"))
+	require.NoError(t, err)
+	assert.Equal(t, `func Leak(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := use(f); err != nil {
+		return err
+	}
+	return nil
+}`, funcText(string(got), "func Leak"))
+	formatted, err := format.Source(got)
+	require.NoError(t, err)
+	assert.Equal(t, string(formatted), string(got))
+	_, stderr, status = command(t, dir, "./app")
+	assert.Equal(t, 0, status, stderr)
+}
+
+// TestTypeErrorExitsOneAndOtherPackagesAreStillChecked checks a package that does not
+// type-check: its error is printed with its position, its analysis is skipped and says so,
+// the other packages are still checked, and the command exits 1.
+func TestTypeErrorExitsOneAndOtherPackagesAreStillChecked(t *testing.T) {
+	dir := module(t)
+	_, stderr, status := command(t, dir, "-test=false", "./...")
+	assert.Equal(t, 1, status, stderr)
+	assert.Contains(t, stderr, filepath.Join(dir, "broken/broken.go")+":3:13: cannot use \"not an int\"")
+	assert.Contains(t, stderr, "ctrlflow: analysis skipped due to errors in package")
+	assert.Contains(t, stderr, "releasepath: failed prerequisites: ")
+	assert.Equal(t, []string{leakLine}, findingLines(stderr, dir))
+}
+
+// TestNoPackagesExitsOne checks that a pattern matching nothing is an error.
+func TestNoPackagesExitsOne(t *testing.T) {
+	dir := module(t)
+	_, stderr, status := command(t, dir, "./nothing/...")
+	assert.Equal(t, 1, status, stderr)
+	assert.Contains(t, stderr, "releasepath: ")
+}
+
+// TestGoVetRunsTheCommandAsAVetTool checks that go vet -vettool reaches the vet-tool driver
+// (-V=full, -flags and the .cfg files) and reports the leak.
+func TestGoVetRunsTheCommandAsAVetTool(t *testing.T) {
+	dir := module(t)
+	cmd := exec.Command("go", "vet", "-vettool="+os.Args[0], "./app")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "RELEASEPATH_MAIN=1", "GOWORK=off", "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "go vet exits non-zero on a finding")
+	assert.Contains(t, string(out), "app.go:24:3: return may skip f.Close (Open at line 19)")
+}
+
+func TestVetInvocation(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"-V=full"}, true},
+		{[]string{"--V=full"}, true},
+		{[]string{"-flags"}, true},
+		{[]string{"-broad", "/tmp/go-build1/b001/vet.cfg"}, true},
+		{[]string{"./..."}, false},
+		{[]string{"-json", "-test=false", "./..."}, false},
+		{[]string{"-pairs=a.B=a.C", "example.com/V"}, false},
+		{nil, false},
+	} {
+		assert.Equal(t, tt.want, vetInvocation(tt.args), "%q", tt.args)
+	}
+}
+
+// TestApplyFixesSkipsAnOverlappingFix checks that of two fixes that edit the same bytes the
+// first is applied and the second skipped, with an error that says to run again, and that a
+// fix reported twice is applied once.
+func TestApplyFixesSkipsAnOverlappingFix(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "a.go")
+	src := "package a\n\nvar x = 1\n"
+	require.NoError(t, os.WriteFile(name, []byte(src), 0o644))
+	fset := token.NewFileSet()
+	tf := fset.AddFile(name, -1, len(src))
+	tf.SetLinesForContent([]byte(src))
+	pos := func(off int) token.Pos { return tf.Pos(off) }
+	one := strings.Index(src, "1")
+	fix := func(text string) analysis.Diagnostic {
+		return analysis.Diagnostic{Pos: pos(one), SuggestedFixes: []analysis.SuggestedFix{{
+			Message: "set " + text, TextEdits: []analysis.TextEdit{{Pos: pos(one), End: pos(one + 1), NewText: []byte(text)}},
+		}}}
+	}
+	roots := []*unit{{diags: []analysis.Diagnostic{fix("2"), fix("2")}}, {diags: []analysis.Diagnostic{fix("3")}}}
+	err := applyFixes(fset, roots)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "1 of 2 fixes were skipped")
+	got, rerr := os.ReadFile(name)
+	require.NoError(t, rerr)
+	assert.Equal(t, "package a\n\nvar x = 2\n", string(got))
+}
+
+// findingLines returns the finding lines of the command's standard error, relative to dir.
+func findingLines(stderr, dir string) []string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "return may skip") {
+			out = append(out, strings.TrimPrefix(l, dir+string(filepath.Separator)))
+		}
+	}
+	return out
+}
+
+// funcText returns the function of src that starts with prefix, to its closing brace.
+func funcText(src, prefix string) string {
+	i := strings.Index(src, prefix)
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(src[i:], "\n}")
+	return src[i : i+j+2]
 }
