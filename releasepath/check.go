@@ -30,8 +30,10 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 	// receiver's state, not a resource of this call. An embedded mutex's Lock is still
 	// checked: it is declared in sync.
 	var self types.Object
+	var method *types.Func
 	if fd, ok := fnNode.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 && len(fd.Recv.List[0].Names) == 1 {
 		self = info.Defs[fd.Recv.List[0].Names[0]]
+		method, _ = info.Defs[fd.Name].(*types.Func)
 	}
 	for _, c := range cands {
 		a, _ := p.candidate(c.call, c.fn)
@@ -47,6 +49,9 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 		}
 		if !a.bind(info, c.stack, body) {
 			continue
+		}
+		if p.receiverOwned(a, method, self, body) {
+			continue // veth named by n.hostName, deleted by the type's cleanup
 		}
 		p.paramRelease(a, body)
 		a.releases = p.findReleases(a, all)

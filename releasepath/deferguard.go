@@ -8,13 +8,26 @@ import (
 )
 
 // A condRelease is a deferred release that runs only under a condition: while a flag has a
-// value (defer func() { if !ok { release } }()) or while an error is non-nil.
+// value (defer func() { if !ok { release } }()) or while an error is non-nil, and, for a
+// conjunction of such terms (if err != nil && created), while the next term holds too.
 type condRelease struct {
 	flag     types.Object // the bool flag, or nil
 	when     bool         // the flag's value for which the release runs
 	errVar   types.Object // the error, or nil
 	errNil   bool         // the release runs while errVar is nil (if err == nil), not non-nil
 	namedErr bool         // errVar is a named result: every error return sets it
+	and      *condRelease // the conjunction's next term, or nil
+}
+
+// conjoin returns c && o.
+func (c condRelease) conjoin(o condRelease) condRelease {
+	if c.and == nil {
+		c.and = &o
+	} else {
+		next := c.and.conjoin(o)
+		c.and = &next
+	}
+	return c
 }
 
 // initialDefers records the deferred conditional releases placed before the acquisition
@@ -192,8 +205,8 @@ func (w *walker) guardOf(lit *ast.FuncLit, r *ast.CallExpr) (condRelease, deferG
 		stack = append(stack, n)
 		return true
 	})
-	if guard == deferConditional && found.errVar != nil {
-		found.namedErr = w.isNamedResult(found.errVar)
+	if guard == deferConditional {
+		found = w.markNamed(found)
 	}
 	return found, guard
 }
@@ -223,6 +236,9 @@ func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRe
 				return y, gy
 			case gy == deferUnconditional:
 				return x, gx
+			case gx == deferConditional && gy == deferConditional:
+				// if err != nil && created { release }: runs where both terms hold.
+				return x.conjoin(y), deferConditional
 			}
 			return condRelease{}, deferUnrelated
 		}
@@ -304,6 +320,18 @@ func (w *walker) isFlag(o types.Object) bool {
 	return found
 }
 
+// markNamed sets namedErr on each term of c whose error is a named result.
+func (w *walker) markNamed(c condRelease) condRelease {
+	if c.errVar != nil {
+		c.namedErr = w.isNamedResult(c.errVar)
+	}
+	if c.and != nil {
+		next := w.markNamed(*c.and)
+		c.and = &next
+	}
+	return c
+}
+
 func (w *walker) isNamedResult(o types.Object) bool {
 	res := w.sig.Results()
 	for i := 0; i < res.Len(); i++ {
@@ -317,34 +345,39 @@ func (w *walker) isNamedResult(o types.Object) bool {
 // deferGuardRuns reports whether one of the deferred conditional releases on this path runs
 // at ret (nil: the end of the body), a return that carries an error when errRet.
 func (w *walker) deferGuardRuns(ret *ast.ReturnStmt, st *state, errRet bool) bool {
-	for _, c := range st.conds {
-		switch {
-		case c.flag != nil:
-			v, known := st.flags[c.flag]
-			if !known || v == c.when {
-				return true // the deferred release runs
-			}
-		case c.errVar != nil && c.errNil:
-			// defer func() { if err == nil { release } }(): runs on the returns where err is nil.
-			if c.namedErr && !errRet {
-				return true
-			}
-			if slices.Contains(st.nilErr, c.errVar) || (c.errVar == w.a.errObj && st.errLive && !slices.Contains(st.errSet, c.errVar)) {
-				return true
-			}
-		case c.errVar != nil:
-			if c.namedErr && errRet {
-				return true // the return sets the named err, the deferred release sees it
-			}
-			if ret != nil && len(ret.Results) > 0 {
-				if id, ok := ast.Unparen(ret.Results[len(ret.Results)-1]).(*ast.Ident); ok && w.p.pass.TypesInfo.ObjectOf(id) == c.errVar && errRet {
-					return true
-				}
-			}
-			if slices.Contains(st.errSet, c.errVar) {
+	return slices.ContainsFunc(st.conds, func(c condRelease) bool { return w.condRuns(c, ret, st, errRet) })
+}
+
+// condRuns reports whether the release under c runs at ret: every term of c holds there.
+func (w *walker) condRuns(c condRelease, ret *ast.ReturnStmt, st *state, errRet bool) bool {
+	if !w.termRuns(c, ret, st, errRet) {
+		return false
+	}
+	return c.and == nil || w.condRuns(*c.and, ret, st, errRet)
+}
+
+// termRuns reports whether one term of a condition holds at ret.
+func (w *walker) termRuns(c condRelease, ret *ast.ReturnStmt, st *state, errRet bool) bool {
+	switch {
+	case c.flag != nil:
+		v, known := st.flags[c.flag]
+		return !known || v == c.when
+	case c.errVar != nil && c.errNil:
+		// defer func() { if err == nil { release } }(): runs on the returns where err is nil.
+		if c.namedErr && !errRet {
+			return true
+		}
+		return slices.Contains(st.nilErr, c.errVar) || (c.errVar == w.a.errObj && st.errLive && !slices.Contains(st.errSet, c.errVar))
+	case c.errVar != nil:
+		if c.namedErr && errRet {
+			return true // the return sets the named err, the deferred release sees it
+		}
+		if ret != nil && len(ret.Results) > 0 {
+			if id, ok := ast.Unparen(ret.Results[len(ret.Results)-1]).(*ast.Ident); ok && w.p.pass.TypesInfo.ObjectOf(id) == c.errVar && errRet {
 				return true
 			}
 		}
+		return slices.Contains(st.errSet, c.errVar)
 	}
 	return false
 }

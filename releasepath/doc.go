@@ -63,7 +63,8 @@
 //
 //   - failurebranch: the acquisition's own failure, checked at once or later
 //     while err still holds its error: if err != nil, errors.Is(err, x), IsNotFound(err),
-//     err == errNotFound, switch err { case nil: … } (switcherr).
+//     err == errNotFound, switch err { case nil: … } (switcherr), and either of two such
+//     tests (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)).
 //   - nilguard: the nil or false edge of a guard on the handle: if addrMgr !=
 //     nil { … }, if owned { … }, if mu.TryLock() { … }.
 //   - correlated: the edge of a test of a bool variable that the path has settled. The
@@ -94,8 +95,9 @@
 //   - enteredholding: a function entered holding the lock, whose first call on it is the
 //     release, takes back its caller's lock: c.mu.Unlock(); runtime.Gosched(); c.mu.Lock().
 //   - deferredbefore: a release deferred earlier in the function's own body runs after a
-//     later acquisition too: mu.Lock(); defer mu.Unlock(); …; mu.Unlock(); wait(); mu.Lock().
-//     So does a closure deferred earlier in a block around the acquisition (the body, or the
+//     later acquisition too: mu.Lock(); defer mu.Unlock(); …; mu.Unlock(); wait(); mu.Lock(),
+//     also with arguments the function never changes (locks.Lock(key); defer
+//     locks.Unlock(key); … locks.Lock(key)). So does a closure deferred earlier in a block around the acquisition (the body, or the
 //     loop body it is in) that reads the variable when it runs: var f *os.File; defer func()
 //     { if f != nil { f.Close() } }(); f, err = os.Open(p); unless the function assigns the
 //     variable again after the open (f = nil). A deferred call's receiver and arguments are
@@ -105,8 +107,10 @@
 //   - deferguard: a deferred release counts when unconditional or under a nil guard, and on
 //     the paths where it runs when under an ok flag the function sets (defer func() { if !ok
 //     { release } }()) or an error (if err != nil for a named err, or for a local err where
-//     it is non-nil; if err == nil only where err is nil); under any other condition it does
-//     not count: defer func() { if verbose { f.Close() } }().
+//     it is non-nil; if err == nil only where err is nil), or both (if err != nil && created,
+//     where every term holds: buildkit deletes a lease it created when the update fails);
+//     under any other condition it does not count: defer func() { if verbose { f.Close() }
+//     }(), nor if err != nil && verbose.
 //   - paramrelease: a release through the parameter of a literal called where it is
 //     written: defer func(f *os.File) { f.Close() }(x), and the receiver's lock through a
 //     parameter passed its root: defer func(fs *T) { fs.mu.Unlock() }(fs). A parameter the
@@ -163,8 +167,9 @@
 //     return that holds it and says failure is still reported; so is every return when no
 //     result says failure at every release, or when a release needs a local of the function
 //     (m.ReleaseAddress(ip) for an ip it does not return): its caller could not release it.
-//   - handoff: returning the value or a closure that releases it, storing it in a field,
-//     map, slice or channel, capturing it in a go statement, passing a closure or method
+//   - handoff: returning the value, a closure that releases it or the release as a method
+//     value (return l.Unlock, nil), storing it in a field, map, slice or channel,
+//     capturing it in a go statement, passing a closure or method
 //     value that releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or
 //     passing the acquisition's result straight to another call (register(p.reserve(n))).
 //     So does passing it to a function with no summary: a function value or an interface
@@ -181,9 +186,23 @@
 //     through a constructor that stores it in a fresh value of its own (bufio.NewReader(f)
 //     leaves f the function's to close). Storing a field of it (lastName = f.Name()) keeps
 //     nothing of it; a keep under a condition still counts.
+//     A lock goes with the variable a field of which it is (cr for cr.mu.Lock(), a local or
+//     a parameter, not the method's receiver): putting that holder into a composite literal
+//     or an appended element (toDelete = append(toDelete, &deleteRecord{cacheRecord: cr}),
+//     buildkit's prune leaving the records it deletes locked), storing it anywhere but in a
+//     local, or sending it hands the lock on.
 //     When the receiver is what the acquisition holds (a scoped acquisition, not a lock,
 //     that takes nothing and returns nothing but an error, b.policy.acquireRef()), storing
 //     or returning the receiver hands the hold on: &picker{policy: b.policy}.
+//   - receiverowned: in a method, an acquisition that returns nothing but an error (so what
+//     it makes is known by its arguments alone) and whose arguments name it by the
+//     receiver's fields, directly or through a local declared from them (veth :=
+//     &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: n.hostName}}; netlink.LinkAdd(veth)),
+//     when another method of the receiver's type calls a release of its kind (deleteVeth's
+//     h.LinkDel): the receiver owns it, and whoever owns the receiver cleans it up through
+//     it. A value the call returns (os.Create(p.path)) belongs to the receiver only once
+//     stored in it; a name from a parameter, or a type no other method of which releases,
+//     keeps every finding.
 //   - compositehandoff: passing it inside a composite literal (s.push(entry{lease: l})), or
 //     to a Serve-like method (srv.Serve(ln)).
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that

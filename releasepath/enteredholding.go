@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 )
 
 // enteredHolding reports whether the function is entered holding what a acquires: the first
@@ -49,7 +50,9 @@ func inLiteral(stack []ast.Node) bool {
 // deferredBefore reports whether a release of a was deferred by a statement of the
 // function's own body that precedes a: that statement ran before a on every path to it, so
 // the deferred release runs after a too, on every return (mu.Lock(); defer mu.Unlock(); …;
-// mu.Unlock(); wait(); mu.Lock(); return).
+// mu.Unlock(); wait(); mu.Lock(); return). The deferred call's arguments are read when it is
+// deferred, so they must hold then what they hold at a: constants, or variables the function
+// never changes (locker.Lock(key); defer locker.Unlock(key); …; locker.Lock(key)).
 func deferredBefore(info *types.Info, a *acquisition, body *ast.BlockStmt) bool {
 	if a.recvKey == "" {
 		return false // a deferred call's receiver and arguments are read when it is deferred
@@ -58,7 +61,7 @@ func deferredBefore(info *types.Info, a *acquisition, body *ast.BlockStmt) bool 
 		if len(r.stack) < 2 || r.stack[0] != body || r.call.Pos() >= a.call.Pos() {
 			continue
 		}
-		if k, ok := recvKeyOf(info, r.call); !ok || k != a.recvKey || len(r.call.Args) > 0 {
+		if k, ok := recvKeyOf(info, r.call); !ok || k != a.recvKey || !argsUnchanged(info, r.call, body) {
 			continue // defer closeQuietly(f), defer f.Close(): the nil f of that time
 		}
 		if d, ok := r.stack[1].(*ast.DeferStmt); ok && d.Call == r.call {
@@ -66,4 +69,53 @@ func deferredBefore(info *types.Info, a *acquisition, body *ast.BlockStmt) bool 
 		}
 	}
 	return false
+}
+
+// argsUnchanged reports whether every argument of call is a constant or a variable that body
+// never assigns after declaring it, increments, takes the address of or ranges into.
+func argsUnchanged(info *types.Info, call *ast.CallExpr, body *ast.BlockStmt) bool {
+	for _, arg := range call.Args {
+		if tv, ok := info.Types[arg]; ok && tv.Value != nil {
+			continue
+		}
+		id, ok := ast.Unparen(arg).(*ast.Ident)
+		if !ok {
+			return false
+		}
+		v, ok := info.Uses[id].(*types.Var)
+		if !ok || changedIn(info, v, body) {
+			return false
+		}
+	}
+	return true
+}
+
+// changedIn reports whether body, function literals included, may change v after its
+// declaration.
+func changedIn(info *types.Info, v *types.Var, body *ast.BlockStmt) bool {
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && info.Uses[id] == v
+	}
+	changed := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			changed = slices.ContainsFunc(n.Lhs, is)
+		case *ast.IncDecStmt:
+			changed = is(n.X)
+		case *ast.UnaryExpr:
+			changed = n.Op == token.AND && is(n.X)
+		case *ast.RangeStmt:
+			changed = (n.Key != nil && is(n.Key)) || (n.Value != nil && is(n.Value))
+		case *ast.SelectorExpr:
+			// A pointer method takes the address implicitly: key.reset() is (&key).reset().
+			if sel, ok := info.Selections[n]; ok && sel.Kind() == types.MethodVal && is(n.X) {
+				_, ptr := sel.Obj().Type().(*types.Signature).Recv().Type().(*types.Pointer)
+				changed = ptr
+			}
+		}
+		return !changed
+	})
+	return changed
 }

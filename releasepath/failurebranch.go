@@ -22,6 +22,12 @@ func (w *walker) prune(cond ast.Expr, edge bool, st *state) bool {
 		if edge == (c.Op == token.LAND) {
 			return w.prune(c.X, edge, st) || w.prune(c.Y, edge, st)
 		}
+		// The true edge of a || b holds one term or the other: when each alone is the
+		// acquisition's failure, so is the edge (errors.Is(err, fs.ErrNotExist) ||
+		// errors.Is(err, syscall.ENOTDIR)).
+		if w.holdsNothing(c.X, edge, st) && w.holdsNothing(c.Y, edge, st) {
+			return true
+		}
 		v, known := w.settled(cond, st)
 		return known && v != edge
 	}
@@ -30,6 +36,22 @@ func (w *walker) prune(cond ast.Expr, edge bool, st *state) bool {
 	}
 	w.trackErrors(cond, edge, st)
 	return false
+}
+
+// holdsNothing reports, without changing st, whether the edge of cond is the acquisition's
+// own failure or the nil edge of a guard on its handle, also through !, && and ||.
+func (w *walker) holdsNothing(cond ast.Expr, edge bool, st *state) bool {
+	cond = ast.Unparen(cond)
+	if c, ok := cond.(*ast.UnaryExpr); ok && c.Op == token.NOT {
+		return w.holdsNothing(c.X, !edge, st)
+	}
+	if c, ok := cond.(*ast.BinaryExpr); ok && (c.Op == token.LAND || c.Op == token.LOR) {
+		if edge == (c.Op == token.LAND) {
+			return w.holdsNothing(c.X, edge, st) || w.holdsNothing(c.Y, edge, st)
+		}
+		return w.holdsNothing(c.X, edge, st) && w.holdsNothing(c.Y, edge, st)
+	}
+	return w.failureBranch(cond, edge, st) || w.nilGuard(cond, edge)
 }
 
 // failureBranch reports whether the edge of cond is the acquisition's own failure, while

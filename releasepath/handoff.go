@@ -47,6 +47,10 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 			if w.litReleases(x) != nil || w.mentions(x, st) {
 				found = true // a cleanup closure, or one that captures the value
 			}
+		case *ast.SelectorExpr:
+			if w.releaseMethodValue(x, st) {
+				found = true // the release as a value: return l.Unlock, nil
+			}
 		case *ast.CallExpr:
 			// A constructor or conversion that wraps the value (newConn(c), append(s, v)),
 			// but not a method of the value itself (f.Name()), nor a call whose result
@@ -174,6 +178,9 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 				continue
 			}
 			return handedOn // h.cleanup = l.Release
+		}
+		if w.storesLockHolder(r, o != nil && isLocal(o, w.body)) {
+			return handedOn // toDelete = append(toDelete, &record{r: cr}): cr goes on locked
 		}
 		if w.holds(r, st) {
 			if o != nil && isLocal(o, w.body) {
@@ -357,4 +364,62 @@ func (w *walker) unknownCallee(call *ast.CallExpr) bool {
 		}
 	}
 	return true // a variable, field or expression of function type
+}
+
+// lockHolder returns the local or parameter a field of which is the lock the acquisition
+// takes (cr for cr.mu.Lock()), or nil; never the method's receiver or a package variable.
+func (w *walker) lockHolder() types.Object {
+	if !isLock(w.a) {
+		return nil
+	}
+	info := w.p.pass.TypesInfo
+	sel, ok := ast.Unparen(receiver(info, w.a.call)).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	if o := rootObj(info, sel); o != nil && o != types.Object(w.sig.Recv()) {
+		if _, ok := o.(*types.Var); ok && (isLocal(o, w.body) || o.Parent() != nil && o.Parent() != o.Pkg().Scope()) {
+			return o
+		}
+	}
+	return nil
+}
+
+// storesLockHolder reports whether e, assigned or sent, puts the lock's holder into a
+// collection or a value that outlives this statement: an element of a composite literal or
+// an appended element (toDelete = append(toDelete, &deleteRecord{cacheRecord: cr}), as
+// buildkit's prune leaves the records it will delete locked), or the holder itself when the
+// target is not a local (m[k] = cr, ch <- cr). The lock goes with the holder. A local copy
+// (x := cr) is the same holder.
+func (w *walker) storesLockHolder(e ast.Expr, toLocal bool) bool {
+	h := w.lockHolder()
+	if h == nil || e == nil {
+		return false
+	}
+	info := w.p.pass.TypesInfo
+	var in func(e ast.Expr, top bool) bool
+	in = func(e ast.Expr, top bool) bool {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			return info.Uses[x] == h && !(top && toLocal)
+		case *ast.UnaryExpr:
+			return x.Op == token.AND && in(x.X, top)
+		case *ast.CompositeLit:
+			return slices.ContainsFunc(x.Elts, func(el ast.Expr) bool { return in(el, false) })
+		case *ast.KeyValueExpr:
+			return in(x.Value, false)
+		case *ast.CallExpr:
+			if b, ok := info.Uses[calleeIdent(x)].(*types.Builtin); ok && b.Name() == "append" && len(x.Args) > 1 {
+				return slices.ContainsFunc(x.Args[1:], func(el ast.Expr) bool { return in(el, false) })
+			}
+		}
+		return false
+	}
+	return in(e, true)
+}
+
+// calleeIdent returns the identifier a call calls directly (append in append(s, v)), or nil.
+func calleeIdent(call *ast.CallExpr) *ast.Ident {
+	id, _ := ast.Unparen(call.Fun).(*ast.Ident)
+	return id
 }

@@ -202,6 +202,7 @@ type pkgChecker struct {
 	bools     map[ast.Node]*boolVars                           // each function's bool variables, for correlated
 	closures  map[*ast.BlockStmt]map[types.Object]*ast.FuncLit // each body's closure variables
 	comments  map[*token.File]map[int][]string                 // line → comment texts
+	ownedBy   map[string][]*types.Func                         // per type and release names, the methods that release (receiverOwned)
 }
 
 // addDecl records fd, the declaration of fn, for the summaries.

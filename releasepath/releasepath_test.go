@@ -44,6 +44,7 @@ func TestAnalyzer(t *testing.T) {
 		"enteredholding",
 		"errorevidence",
 		"handoff",
+		"receiverowned",
 		"holdsonsuccess",
 		"failurebranch",
 		"leadingverb",

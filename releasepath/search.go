@@ -281,7 +281,7 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 		}
 		return goOn
 	case *ast.SendStmt:
-		if w.holds(s.Value, st) {
+		if w.holds(s.Value, st) || w.storesLockHolder(s.Value, false) {
 			return handedOn
 		}
 	case *ast.AssignStmt:

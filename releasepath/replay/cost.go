@@ -11,9 +11,8 @@ import (
 
 // A cost is go vet -vettool=releasepath against plain go vet on one code base's packages.
 type cost struct {
-	name       string
-	vet, tool  []time.Duration // user+system CPU of each round
-	standalone int64           // the standalone command's peak RSS, from the precision run
+	name      string
+	vet, tool []time.Duration // user+system CPU of each round
 }
 
 // measureCost runs plain go vet and go vet -vettool on the same packages, rounds times each,
@@ -70,8 +69,8 @@ func median(ds []time.Duration) time.Duration {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-const costTableHeader = "| code base | plain `go vet`, CPU s (median) | `go vet -vettool=releasepath`, CPU s (median) | ratio | standalone peak RSS |\n" +
-	"|---|---:|---:|---:|---:|\n"
+const costTableHeader = "| code base | plain `go vet`, CPU s (median) | `go vet -vettool=releasepath`, CPU s (median) | ratio |\n" +
+	"|---|---:|---:|---:|\n"
 
 func (c cost) row(w io.Writer) {
 	v, t := median(c.vet), median(c.tool)
@@ -79,7 +78,7 @@ func (c cost) row(w io.Writer) {
 	if v > 0 {
 		ratio = fmt.Sprintf("%.2f×", t.Seconds()/v.Seconds())
 	}
-	fmt.Fprintf(w, "| `%s` | %.1f | %.1f | %s | %s |\n", c.name, v.Seconds(), t.Seconds(), ratio, mib(c.standalone))
+	fmt.Fprintf(w, "| `%s` | %.1f | %.1f | %s |\n", c.name, v.Seconds(), t.Seconds(), ratio)
 }
 
 // A memory is the standalone command against the same analyzer under the x/tools

@@ -133,7 +133,7 @@ func (r *runner) measure(ctx context.Context, c codebase, verdicts []verdict, ro
 		if cs, err = r.measureCost(ctx, dir, pkgs, rounds, "c"); err != nil {
 			return nil, cost{}, memory{}, err
 		}
-		cs.name, cs.standalone = c.modver, m.maxRSS
+		cs.name = c.modver
 	}
 	var ms memory
 	if memRounds > 0 {

@@ -194,7 +194,18 @@ func (d *driver) check(u *unit) {
 	if p.Module != nil && p.Module.GoVersion != "" {
 		conf.GoVersion = "go" + p.Module.GoVersion
 	}
-	u.types, _ = conf.Check(p.PkgPath, d.fset, files, info) // errors went to conf.Error
+	var err error
+	if u.types, err = conf.Check(p.PkgPath, d.fset, files, info); err != nil && !u.illTyped {
+		u.illTyped = true // an error conf.Error did not see
+		p.Errors = append(p.Errors, packages.Error{Pos: posOf(err), Msg: msgOf(err), Kind: packages.TypeError})
+	}
+	// As go/packages marks it, a package is ill-typed when an import of it is: the analyzers
+	// that do not run despite errors skip it.
+	for _, imp := range p.Imports {
+		if d.units[imp].illTyped {
+			u.illTyped = true
+		}
+	}
 	analyzers := d.deps
 	if u.root {
 		analyzers = d.roots

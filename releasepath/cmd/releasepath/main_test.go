@@ -60,7 +60,8 @@ func TestMalformedPairsExitTwo(t *testing.T) {
 
 // module writes a module of three packages into a fresh directory and returns it: util,
 // whose CloseQuietly closes its argument; app, which releases one file through it and
-// leaks another on an early return; and broken, which does not type-check.
+// leaks another on an early return; broken, which does not type-check; and usesbroken,
+// which imports it.
 func module(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -110,7 +111,26 @@ import "testing"
 
 func TestUse(t *testing.T) { _ = use(nil) }
 `,
-		"broken/broken.go": "package broken\n\nvar x int = \"not an int\"\n",
+		"broken/broken.go": "package broken\n\nvar X int = \"not an int\"\n",
+		"usesbroken/usesbroken.go": `package usesbroken
+
+import (
+	"os"
+
+	"example.com/m/broken"
+)
+
+func Leak(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	if broken.X > 0 {
+		return nil
+	}
+	return f.Close()
+}
+`,
 	}
 	for name, text := range files {
 		p := filepath.Join(dir, name)
@@ -231,6 +251,32 @@ func TestTypeErrorExitsOneAndOtherPackagesAreStillChecked(t *testing.T) {
 	assert.Contains(t, stderr, "ctrlflow: analysis skipped due to errors in package")
 	assert.Contains(t, stderr, "releasepath: failed prerequisites: ")
 	assert.Equal(t, []string{leakLine}, findingLines(stderr, dir))
+}
+
+// TestImporterOfIllTypedPackageIsNotAnalyzed checks that a package whose import does not
+// type-check is not analyzed, and says why, word for word as the x/tools driver does: the
+// facts of the import are missing, so its leak is not reported.
+func TestImporterOfIllTypedPackageIsNotAnalyzed(t *testing.T) {
+	dir := module(t)
+	_, stderr, status := command(t, dir, "-test=false", "./usesbroken")
+	assert.Equal(t, 1, status, stderr)
+	assert.Empty(t, findingLines(stderr, dir))
+	stdout, stderr, _ := command(t, dir, "-json", "-test=false", "./usesbroken")
+	var tree map[string]map[string]struct{ Error string }
+	require.NoError(t, json.Unmarshal([]byte(stdout), &tree), stdout+stderr)
+	errs := map[string]string{}
+	for id, byAnalyzer := range tree {
+		for name, v := range byAnalyzer {
+			errs[name+"@"+strings.TrimPrefix(id, "example.com/m/")] = v.Error
+		}
+	}
+	assert.Equal(t, map[string]string{
+		"ctrlflow@broken":         "analysis skipped due to errors in package",
+		"releasefacts@broken":     "analysis skipped due to errors in package",
+		"ctrlflow@usesbroken":     "failed prerequisites: ctrlflow@example.com/m/broken",
+		"releasefacts@usesbroken": "failed prerequisites: releasefacts@example.com/m/broken",
+		"releasepath@usesbroken":  "failed prerequisites: ctrlflow@example.com/m/usesbroken, releasefacts@example.com/m/usesbroken",
+	}, errs)
 }
 
 // TestNoPackagesExitsOne checks that a pattern matching nothing is an error.

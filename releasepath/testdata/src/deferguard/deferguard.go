@@ -128,3 +128,69 @@ func inElse(path string) (err error) {
 	}
 	return nil
 }
+
+type leases struct{}
+
+var errExists = errors.New("exists")
+
+func (*leases) Create(id string) (string, error) { return id, nil }
+func (*leases) Delete(id string) error           { return nil }
+
+// createdAndFailed deletes the lease on the way out when the update failed and this call
+// created it, as buildkit's history queue does: every error return sets the named err, and
+// created is true on every path from the Create.
+func createdAndFailed(m *leases, id string) (err error) {
+	l, err := m.Create(id)
+	created := true
+	if err != nil {
+		if !errors.Is(err, errExists) {
+			return err
+		}
+		l = id
+		created = false
+	}
+	defer func() {
+		if err != nil && created {
+			m.Delete(l)
+		}
+	}()
+	if err := step(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// createdNeverSet never sets its flag true: the deferred Delete runs on no path.
+func createdNeverSet(m *leases, id string) (err error) {
+	l, err := m.Create(id)
+	if err != nil {
+		return err
+	}
+	created := false
+	defer func() {
+		if err != nil && created {
+			m.Delete(l)
+		}
+	}()
+	if err := step(); err != nil {
+		return err // want `return may skip m.Delete \(Create at line 165\)`
+	}
+	return nil
+}
+
+// createdAndVerbose has a term that says nothing about the lease.
+func createdAndVerbose(m *leases, id string, verbose bool) (err error) {
+	l, err := m.Create(id)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil && verbose {
+			m.Delete(l)
+		}
+	}()
+	if err := step(); err != nil {
+		return err // want `return may skip m.Delete \(Create at line 183\)`
+	}
+	return nil
+}

@@ -266,3 +266,40 @@ func deferTopOpenInIf(path string, use bool) error {
 	}
 	return nil
 }
+
+// keyLocker locks by key, as buildkit's cache mount locker does.
+type keyLocker struct{}
+
+func (*keyLocker) Lock(key string)   {}
+func (*keyLocker) Unlock(key string) {}
+
+var refs keyLocker
+
+// waitForKey drops the key's lock to wait and takes it back: the Unlock deferred at the top
+// reads the same key, which nothing changes, so it ends the retaken lock too.
+func waitForKey(key string, done <-chan struct{}, busy func() bool) error {
+	refs.Lock(key)
+	defer refs.Unlock(key)
+	for busy() {
+		refs.Unlock(key)
+		select {
+		case <-done:
+			refs.Lock(key)
+			return work()
+		default:
+			refs.Lock(key)
+		}
+	}
+	return work()
+}
+
+// keyChanged defers the Unlock of the first key and retakes the lock of another: the
+// deferred call read the old key.
+func keyChanged(key string, next string) error {
+	refs.Lock(key)
+	defer refs.Unlock(key)
+	refs.Unlock(key)
+	key = next
+	refs.Lock(key)
+	return work() // want `return may skip refs.Unlock \(Lock at line 303\)`
+}

@@ -1,0 +1,133 @@
+package releasepath
+
+import (
+	"go/ast"
+	"go/types"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// receiverOwned reports whether a, in method, whose receiver is self, belongs to the receiver
+// and not to this call: a returns nothing but an error, so what it makes is known only by
+// the arguments it was given, and these name it by the receiver's fields (a veth named
+// n.hostName); and another method of the receiver's type releases that kind of thing
+// (deleteVeth's LinkDel, from the type's Close; the method itself does not count). The receiver's owner cleans it up through
+// the receiver, as buildkit's proxy namespace does when its setup fails. A resource the call
+// hands back (a file, a listener) is never the receiver's until stored in it, and a lock is
+// left to the lock rules.
+func (p *pkgChecker) receiverOwned(a *acquisition, method *types.Func, self types.Object, body *ast.BlockStmt) bool {
+	if self == nil || method == nil || a.fn == nil || !onlyError(a.fn) || a.verb.verb == "Lock" {
+		return false
+	}
+	named := receiverNamed(self.Type())
+	if named == nil || !p.argsNameReceiver(a, self, body) {
+		return false
+	}
+	return p.releasedByMethodOf(named, releaseShortNames(a), method)
+}
+
+// receiverNamed returns the named type of a receiver of type T or *T.
+func receiverNamed(t types.Type) *types.Named {
+	if ptr, ok := t.(*types.Pointer); ok {
+		t = ptr.Elem()
+	}
+	n, _ := types.Unalias(t).(*types.Named)
+	return n
+}
+
+// argsNameReceiver reports whether an argument of a's call mentions self, directly
+// (LinkAdd(n.link)) or through a local the body declares once from an expression that does
+// (veth := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: n.hostName}}; LinkAdd(veth)).
+func (p *pkgChecker) argsNameReceiver(a *acquisition, self types.Object, body *ast.BlockStmt) bool {
+	info := p.pass.TypesInfo
+	return slices.ContainsFunc(a.call.Args, func(arg ast.Expr) bool {
+		if mentionsObj(info, arg, self) {
+			return true
+		}
+		id, ok := ast.Unparen(arg).(*ast.Ident)
+		if !ok {
+			return false
+		}
+		v, ok := info.Uses[id].(*types.Var)
+		if !ok || !isLocal(v, body) || changedIn(info, v, body) {
+			return false
+		}
+		init := localInit(info, v, body)
+		return init != nil && mentionsObj(info, init, self)
+	})
+}
+
+// localInit returns the expression a local is declared with (x := e, var x = e), or nil.
+func localInit(info *types.Info, v *types.Var, body *ast.BlockStmt) ast.Expr {
+	var init ast.Expr
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if len(n.Lhs) == len(n.Rhs) {
+				for i, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok && info.Defs[id] == v {
+						init = n.Rhs[i]
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			if len(n.Names) == len(n.Values) {
+				for i, id := range n.Names {
+					if info.Defs[id] == v {
+						init = n.Values[i]
+					}
+				}
+			}
+		}
+		return init == nil
+	})
+	return init
+}
+
+// releaseShortNames returns the names of the functions that end a, without their package or
+// receiver: "LinkDel" for netlink.LinkDel, so that a Handle's LinkDel counts too.
+func releaseShortNames(a *acquisition) []string {
+	if a.pair != nil {
+		var out []string
+		for _, r := range a.pair.releases {
+			out = append(out, r[strings.LastIndex(r, ".")+1:])
+		}
+		return out
+	}
+	return a.verb.releases
+}
+
+// releasedByMethodOf reports whether a method of named other than self's, declared in this
+// package, calls a function of one of names. The methods that do are kept per type and names.
+func (p *pkgChecker) releasedByMethodOf(named *types.Named, names []string, self *types.Func) bool {
+	key := named.Obj().Name() + "\x00" + strings.Join(names, "\x00")
+	methods, ok := p.ownedBy[key]
+	if !ok {
+		info := p.pass.TypesInfo
+		for fn, fd := range p.decls {
+			sig := fn.Type().(*types.Signature)
+			if sig.Recv() == nil || receiverNamed(sig.Recv().Type()) != named {
+				continue
+			}
+			found := false
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				if call, ok := n.(*ast.CallExpr); ok {
+					if callee, ok := typeutil.Callee(info, call).(*types.Func); ok && slices.Contains(names, callee.Name()) {
+						found = true
+					}
+				}
+				return !found
+			})
+			if found {
+				methods = append(methods, fn)
+			}
+		}
+		if p.ownedBy == nil {
+			p.ownedBy = map[string][]*types.Func{}
+		}
+		p.ownedBy[key] = methods
+	}
+	return slices.ContainsFunc(methods, func(m *types.Func) bool { return m != self })
+}

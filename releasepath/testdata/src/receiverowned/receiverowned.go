@@ -1,0 +1,111 @@
+// Package receiverowned creates things named by its receiver's fields, which another method
+// of the receiver's type deletes: the receiver owns them, and its owner cleans up.
+package receiverowned
+
+import "os"
+
+type links struct{}
+
+func (*links) CreateLink(name string) error { return nil }
+func (*links) DeleteLink(name string) error { return nil }
+
+type spec struct{ Name string }
+
+func (*links) CreateFrom(s *spec) error { return nil }
+func (*links) DeleteFrom(s *spec) error { return nil }
+
+func step() error { return nil }
+
+type proxy struct {
+	nl   *links
+	host string
+	path string
+	f    *os.File
+}
+
+// setup creates the link named by p.host; close deletes it, and setup's caller calls close
+// when setup fails, as buildkit's proxy namespace does.
+func (p *proxy) setup() error {
+	if err := p.nl.CreateLink(p.host); err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		p.nl.DeleteLink(p.host)
+		return err
+	}
+	if err := step(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// setupSpec names the link through a local built from the receiver's field.
+func (p *proxy) setupSpec() error {
+	s := &spec{Name: p.host}
+	if err := p.nl.CreateFrom(s); err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		p.nl.DeleteFrom(s)
+		return err
+	}
+	if err := step(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (p *proxy) close() error {
+	p.nl.DeleteFrom(&spec{Name: p.host})
+	return p.nl.DeleteLink(p.host)
+}
+
+// setupNamed creates a link named by its parameter: nothing of the receiver names it.
+func (p *proxy) setupNamed(name string) error {
+	if err := p.nl.CreateLink(name); err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		p.nl.DeleteLink(name)
+		return err
+	}
+	if err := step(); err != nil {
+		return err // want `return may skip p.nl.DeleteLink \(CreateLink at line 65\)`
+	}
+	return nil
+}
+
+// open makes a file the call hands back: the receiver holds it only once stored.
+func (p *proxy) open() error {
+	f, err := os.Create(p.path)
+	if err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		return err // want `return may skip f.Close \(Create at line 80\)`
+	}
+	p.f = f
+	return nil
+}
+
+func (p *proxy) closeFile() error { return p.f.Close() }
+
+type bare struct {
+	nl   *links
+	host string
+}
+
+// setup of a type no method of which deletes the link: nobody else cleans it up.
+func (b *bare) setup() error {
+	if err := b.nl.CreateLink(b.host); err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		b.nl.DeleteLink(b.host)
+		return err
+	}
+	if err := step(); err != nil {
+		return err // want `return may skip b.nl.DeleteLink \(CreateLink at line 100\)`
+	}
+	return nil
+}
