@@ -281,11 +281,12 @@ func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRe
 }
 
 // isFlag reports whether o is a bool variable of the function that the function sets to a
-// constant somewhere (ok := false … ok = true): the ok flag of a deferred release. A bool
-// parameter or a field says nothing about the acquisition.
+// constant somewhere (ok := false … ok = true), and that the search follows (tracked: never
+// address-taken or assigned in a function literal): the ok flag of a deferred release. A
+// bool parameter or a field says nothing about the acquisition.
 func (w *walker) isFlag(o types.Object) bool {
-	if !isBool(o.Type()) || !isLocal(o, w.body) {
-		return false
+	if !isBool(o.Type()) || !isLocal(o, w.body) || !w.tracked(o) {
+		return false // a flag a closure or a pointer may change says nothing the path knows
 	}
 	if v, ok := w.flagCache[o]; ok {
 		return v

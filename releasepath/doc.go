@@ -194,15 +194,18 @@
 //     When the receiver is what the acquisition holds (a scoped acquisition, not a lock,
 //     that takes nothing and returns nothing but an error, b.policy.acquireRef()), storing
 //     or returning the receiver hands the hold on: &picker{policy: b.policy}.
-//   - receiverowned: in a method, an acquisition that returns nothing but an error (so what
-//     it makes is known by its arguments alone) and whose arguments name it by the
-//     receiver's fields, directly or through a local declared from them (veth :=
+//   - receiverowned: in a method's own body (a function literal in it is a function of its
+//     own), an acquisition that returns nothing but an error (so what it makes is known by
+//     its arguments alone) and whose arguments name it by the receiver's fields alone,
+//     directly or through a local declared once from them (veth :=
 //     &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: n.hostName}}; netlink.LinkAdd(veth)),
-//     when another method of the receiver's type calls a release of its kind (deleteVeth's
-//     h.LinkDel): the receiver owns it, and whoever owns the receiver cleans it up through
-//     it. A value the call returns (os.Create(p.path)) belongs to the receiver only once
-//     stored in it; a name from a parameter, or a type no other method of which releases,
-//     keeps every finding.
+//     fields the method never assigns, when another method of the receiver's type (generic
+//     or not) calls a release of its kind (deleteVeth's h.LinkDel): the receiver owns it,
+//     and whoever owns the receiver cleans it up through it. A value the call returns
+//     (os.Create(p.path)) belongs to the receiver only once stored in it. A name with a
+//     parameter or another local in it (p.host + suffix, p.names[i]), a field the method
+//     assigns (p.host = other), or a type no other method of which releases, keeps every
+//     finding.
 //   - compositehandoff: passing it inside a composite literal (s.push(entry{lease: l})), or
 //     to a Serve-like method (srv.Serve(ln)).
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
@@ -243,8 +246,10 @@
 //
 // suggestedfix: a diagnostic carries the #97740 fix, a defer of the release right after the
 // acquisition's error check and the success path's release deleted, only when it cannot
-// change behaviour: a scoped acquisition with one release, no path that hands it on, and no
-// defer registered in between. After a lock's release, nothing may follow but a return whose
+// change behaviour: a scoped acquisition with one release, which stands alone on its lines
+// (g.Close(); f.Close() gets no fix, since the line goes whole), no path that hands it on,
+// and no defer registered in between. The fix edits the file's own lines, whatever a //line
+// directive calls them. After a lock's release, nothing may follow but a return whose
 // results neither call nor receive: c.mu.Unlock(); c.touch(k) gets no fix, since deferred,
 // the Unlock would run after touch; nor does c.mu.Unlock(); return <-ch, nil, or a send or a
 // select after the Unlock: each may wait for a goroutine that needs the lock first. After

@@ -3,6 +3,7 @@ package releasepath
 import (
 	"go/ast"
 	"go/token"
+	"slices"
 )
 
 // prune applies the condition cond on its true (or false) edge to st and reports whether the
@@ -93,7 +94,8 @@ func (w *walker) failureBranch(cond ast.Expr, edge bool, st *state) bool {
 		}
 	case *ast.CallExpr:
 		// errors.Is(err, ErrX), apierrors.IsNotFound(err): true only when err is non-nil.
-		if edge && w.callOfErr(c, st) {
+		// Not errors.Is(err, nil), which is true when err is nil.
+		if edge && w.callOfErr(c, st) && !slices.ContainsFunc(c.Args, func(a ast.Expr) bool { return isNilIdent(info, a) }) {
 			if t := info.TypeOf(c); t != nil && isBool(t) {
 				return true
 			}

@@ -103,16 +103,19 @@ func (w *walker) fix() (analysis.SuggestedFix, bool) {
 		text = "\n" + indent + "defer func() {\n" + body + "\n" + indent + "}()"
 	}
 	// Delete whole lines, and one of two blank lines around the deleted statement.
-	start := tf.LineStart(tf.Line(del.Pos()))
-	endLine := tf.Line(del.End())
+	if !aloneOnLines(src, tf, del) {
+		return analysis.SuggestedFix{}, false // g.Close(); f.Close(): deleting the line would take f's too
+	}
+	start := tf.LineStart(rawLine(tf, del.Pos()))
+	endLine := rawLine(tf, del.End())
 	var end token.Pos
 	if endLine < tf.LineCount() {
 		end = tf.LineStart(endLine + 1)
 	} else {
 		end = token.Pos(tf.Base() + tf.Size())
 	}
-	if blankLine(src, tf, tf.Line(del.Pos())-1) && (endLine == tf.LineCount() || blankLine(src, tf, endLine+1)) {
-		start = tf.LineStart(tf.Line(del.Pos()) - 1)
+	if blankLine(src, tf, rawLine(tf, del.Pos())-1) && (endLine == tf.LineCount() || blankLine(src, tf, endLine+1)) {
+		start = tf.LineStart(rawLine(tf, del.Pos()) - 1)
 	}
 	if start <= insertAfter.End() {
 		return analysis.SuggestedFix{}, false // the release is not after the acquisition
@@ -304,8 +307,25 @@ func simpleArgs(call *ast.CallExpr) bool {
 	return true
 }
 
+// rawLine returns the line of p in the file's bytes, not the line a //line directive gives
+// it: the edits are made on the bytes.
+func rawLine(tf *token.File, p token.Pos) int { return tf.PositionFor(p, false).Line }
+
+// aloneOnLines reports whether nothing but blanks shares the lines of n, so that deleting
+// them deletes n alone.
+func aloneOnLines(src []byte, tf *token.File, n ast.Node) bool {
+	start := tf.Offset(tf.LineStart(rawLine(tf, n.Pos())))
+	end := len(src)
+	if l := rawLine(tf, n.End()); l < tf.LineCount() {
+		end = tf.Offset(tf.LineStart(l + 1))
+	}
+	before := src[start:tf.Offset(n.Pos())]
+	after := src[tf.Offset(n.End()):end]
+	return len(bytes.TrimSpace(before)) == 0 && len(bytes.TrimSpace(after)) == 0
+}
+
 func lineIndent(src []byte, tf *token.File, pos token.Pos) string {
-	off := tf.Offset(tf.LineStart(tf.Line(pos)))
+	off := tf.Offset(tf.LineStart(rawLine(tf, pos)))
 	i := off
 	for i < len(src) && (src[i] == '\t' || src[i] == ' ') {
 		i++

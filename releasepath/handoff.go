@@ -179,7 +179,7 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 			}
 			return handedOn // h.cleanup = l.Release
 		}
-		if w.storesLockHolder(r, o != nil && isLocal(o, w.body)) {
+		if !(isIdent && id.Name == "_") && w.storesLockHolder(r, o != nil && isLocal(o, w.body)) {
 			return handedOn // toDelete = append(toDelete, &record{r: cr}): cr goes on locked
 		}
 		if w.holds(r, st) {
@@ -366,9 +366,14 @@ func (w *walker) unknownCallee(call *ast.CallExpr) bool {
 	return true // a variable, field or expression of function type
 }
 
-// lockHolder returns the local or parameter a field of which is the lock the acquisition
-// takes (cr for cr.mu.Lock()), or nil; never the method's receiver or a package variable.
-func (w *walker) lockHolder() types.Object {
+// lockHolders returns the local or parameter a field of which is the lock the acquisition
+// takes (cr for cr.mu.Lock()), never the method's receiver or a package variable, with the
+// locals that copy it and never change (x := cr); nil when there is none. Computed once.
+func (w *walker) lockHolders() map[types.Object]bool {
+	if w.holdersDone {
+		return w.holders
+	}
+	w.holdersDone = true
 	if !isLock(w.a) {
 		return nil
 	}
@@ -377,31 +382,46 @@ func (w *walker) lockHolder() types.Object {
 	if !ok {
 		return nil
 	}
-	if o := rootObj(info, sel); o != nil && o != types.Object(w.sig.Recv()) {
-		if _, ok := o.(*types.Var); ok && (isLocal(o, w.body) || o.Parent() != nil && o.Parent() != o.Pkg().Scope()) {
-			return o
-		}
+	h := rootObj(info, sel)
+	if v, ok := h.(*types.Var); !ok || v == w.sig.Recv() || !(isLocal(v, w.body) || v.Parent() != nil && v.Parent() != v.Pkg().Scope()) {
+		return nil
 	}
-	return nil
+	w.holders = map[types.Object]bool{h: true}
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && as.Tok == token.DEFINE && len(as.Lhs) == len(as.Rhs) {
+			for i, l := range as.Lhs {
+				id, _ := l.(*ast.Ident)
+				r, _ := ast.Unparen(as.Rhs[i]).(*ast.Ident)
+				if v, ok := info.Defs[id].(*types.Var); ok && r != nil && info.Uses[r] == h && !changedIn(info, v, w.body) {
+					w.holders[v] = true
+				}
+			}
+		}
+		return true
+	})
+	return w.holders
 }
 
 // storesLockHolder reports whether e, assigned or sent, puts the lock's holder into a
 // collection or a value that outlives this statement: an element of a composite literal or
 // an appended element (toDelete = append(toDelete, &deleteRecord{cacheRecord: cr}), as
 // buildkit's prune leaves the records it will delete locked), or the holder itself when the
-// target is not a local (m[k] = cr, ch <- cr). The lock goes with the holder. A local copy
-// (x := cr) is the same holder.
+// target is not a local (m[k] = cr, ch <- cr). The lock goes with the holder, and with the
+// mutex itself (append(stashed, &cr.mu)).
 func (w *walker) storesLockHolder(e ast.Expr, toLocal bool) bool {
-	h := w.lockHolder()
-	if h == nil || e == nil {
+	holders := w.lockHolders()
+	if holders == nil || e == nil {
 		return false
 	}
 	info := w.p.pass.TypesInfo
 	var in func(e ast.Expr, top bool) bool
 	in = func(e ast.Expr, top bool) bool {
+		if k, ok := exprKey(info, e); ok && k == w.a.recvKey {
+			return !(top && toLocal)
+		}
 		switch x := ast.Unparen(e).(type) {
 		case *ast.Ident:
-			return info.Uses[x] == h && !(top && toLocal)
+			return holders[info.Uses[x]] && !(top && toLocal)
 		case *ast.UnaryExpr:
 			return x.Op == token.AND && in(x.X, top)
 		case *ast.CompositeLit:

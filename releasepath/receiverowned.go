@@ -2,6 +2,7 @@ package releasepath
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"slices"
 	"strings"
@@ -28,35 +29,101 @@ func (p *pkgChecker) receiverOwned(a *acquisition, method *types.Func, self type
 	return p.releasedByMethodOf(named, releaseShortNames(a), method)
 }
 
-// receiverNamed returns the named type of a receiver of type T or *T.
+// receiverNamed returns the named type of a receiver of type T or *T, the generic type
+// itself for a T[P].
 func receiverNamed(t types.Type) *types.Named {
 	if ptr, ok := t.(*types.Pointer); ok {
 		t = ptr.Elem()
 	}
-	n, _ := types.Unalias(t).(*types.Named)
-	return n
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		return n.Origin()
+	}
+	return nil
 }
 
-// argsNameReceiver reports whether an argument of a's call mentions self, directly
-// (LinkAdd(n.link)) or through a local the body declares once from an expression that does
-// (veth := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: n.hostName}}; LinkAdd(veth)).
+// argsNameReceiver reports whether an argument of a's call names what a makes by the
+// receiver's fields alone, directly (LinkAdd(n.link)) or through a local the body declares
+// once from them (veth := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: n.hostName}};
+// LinkAdd(veth)), and the body never assigns those fields: the type's cleanup finds it by
+// them. A parameter or another local in the name (n.hostName + suffix) is a name the
+// cleanup does not know.
 func (p *pkgChecker) argsNameReceiver(a *acquisition, self types.Object, body *ast.BlockStmt) bool {
 	info := p.pass.TypesInfo
 	return slices.ContainsFunc(a.call.Args, func(arg ast.Expr) bool {
-		if mentionsObj(info, arg, self) {
-			return true
+		e := arg
+		if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
+			v, ok := info.Uses[id].(*types.Var)
+			if !ok || !isLocal(v, body) || changedIn(info, v, body) {
+				return false
+			}
+			if e = localInit(info, v, body); e == nil {
+				return false
+			}
 		}
-		id, ok := ast.Unparen(arg).(*ast.Ident)
-		if !ok {
-			return false
-		}
-		v, ok := info.Uses[id].(*types.Var)
-		if !ok || !isLocal(v, body) || changedIn(info, v, body) {
-			return false
-		}
-		init := localInit(info, v, body)
-		return init != nil && mentionsObj(info, init, self)
+		fields, ok := receiverFields(info, e, self)
+		return ok && len(fields) > 0 && !assignsAny(info, body, fields)
 	})
+}
+
+// receiverFields returns the keys of the field paths of self that e reads, and false when e
+// reads another local or parameter.
+func receiverFields(info *types.Info, e ast.Expr, self types.Object) ([]string, bool) {
+	var fields []string
+	ok := true
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.SelectorExpr:
+			if rootObj(info, x) == self {
+				if k, kok := exprKey(info, x); kok {
+					fields = append(fields, k)
+				}
+				return false
+			}
+			ast.Inspect(x.X, visit) // a package's name or a value's field: only X names variables
+			return false
+		case *ast.KeyValueExpr:
+			if _, field := info.Uses[identOf(x.Key)].(*types.Var); !field {
+				ast.Inspect(x.Key, visit) // a map key; a struct literal's key is a field name
+			}
+			ast.Inspect(x.Value, visit)
+			return false
+		case *ast.Ident:
+			if v, isVar := info.Uses[x].(*types.Var); isVar && v.Parent() != v.Pkg().Scope() {
+				ok = false // self alone, a parameter or a local: not a field path
+			}
+		}
+		return ok
+	}
+	ast.Inspect(e, visit)
+	return fields, ok
+}
+
+func identOf(e ast.Expr) *ast.Ident {
+	id, _ := e.(*ast.Ident)
+	return id
+}
+
+// assignsAny reports whether body assigns one of the field paths keys, or a path they go
+// through (p.host = other, p.spec = s for p.spec.Name).
+func assignsAny(info *types.Info, body *ast.BlockStmt, keys []string) bool {
+	hit := func(e ast.Expr) bool {
+		k, ok := exprKey(info, e)
+		return ok && slices.ContainsFunc(keys, func(f string) bool { return f == k || strings.HasPrefix(f, k+".") })
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			found = slices.ContainsFunc(n.Lhs, hit)
+		case *ast.IncDecStmt:
+			found = hit(n.X)
+		case *ast.UnaryExpr:
+			found = n.Op == token.AND && hit(n.X)
+		}
+		return !found
+	})
+	return found
 }
 
 // localInit returns the expression a local is declared with (x := e, var x = e), or nil.

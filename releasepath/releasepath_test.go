@@ -82,7 +82,7 @@ func TestAnalyzer(t *testing.T) {
 // the release would change what the success path does, which keep their finding and get no
 // fix (suggestedfix).
 func TestSuggestedFix(t *testing.T) {
-	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), releasepath.Analyzer, "addresshold", "suggestedfix")
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), releasepath.Analyzer, "addresshold", "suggestedfix", "linedirective")
 }
 
 // TestNewRejectsMalformedPairs checks that New refuses each malformed pair with an error

@@ -95,6 +95,9 @@ type walker struct {
 	handed    bool                  // some path hands the resource on
 	flagCache map[types.Object]bool
 	vars      *boolVars // the function's bool variables (correlated.go)
+	// holders are the lock's holder and its copies (lockHolders), once holdersDone.
+	holders     map[types.Object]bool
+	holdersDone bool
 	// deferredBefore is set when a statement of the body before the acquisition deferred
 	// its release (initialDefers): every return releases it.
 	deferredBefore bool

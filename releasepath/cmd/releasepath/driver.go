@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"go/types"
 	"os"
@@ -152,10 +153,16 @@ func (d *driver) check(u *unit) {
 	}
 	files := make([]*ast.File, 0, len(p.CompiledGoFiles))
 	for _, name := range p.CompiledGoFiles {
-		f, err := parser.ParseFile(d.fset, name, nil, parser.ParseComments|parser.SkipObjectResolution)
+		f, err := parser.ParseFile(d.fset, name, nil, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			u.illTyped = true
-			p.Errors = append(p.Errors, packages.Error{Pos: posOf(err), Msg: msgOf(err), Kind: packages.ParseError})
+			if list, ok := err.(scanner.ErrorList); ok {
+				for _, e := range list { // each, as go/packages records them
+					p.Errors = append(p.Errors, packages.Error{Pos: e.Pos.String(), Msg: e.Msg, Kind: packages.ParseError})
+				}
+			} else {
+				p.Errors = append(p.Errors, packages.Error{Pos: posOf(err), Msg: msgOf(err), Kind: packages.ParseError})
+			}
 		}
 		if f != nil {
 			files = append(files, f)
@@ -300,13 +307,8 @@ type importerFunc func(path string) (*types.Package, error)
 func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
 
 func posOf(err error) string {
-	switch e := err.(type) {
-	case types.Error:
+	if e, ok := err.(types.Error); ok {
 		return e.Fset.Position(e.Pos).String()
-	case interface{ Unwrap() []error }: // scanner.ErrorList from the parser
-		if errs := e.Unwrap(); len(errs) > 0 {
-			return posOf(errs[0])
-		}
 	}
 	return ""
 }

@@ -10,8 +10,9 @@
 // driver, but for -diff, -debug and -trace: -json prints the findings as JSON on standard
 // output, -c=N prints N lines of context around each, -fix applies the suggested fixes,
 // -test=false leaves out the packages' tests, and -cpuprofile and -memprofile write
-// profiles. It exits 3 when it reports a finding, 1 when a package cannot be loaded or an
-// analysis fails, 2 on a bad flag, and 0 otherwise (with -json and -fix, 0 unless something
+// profiles; -source, -v, -all and -tags are accepted and ignored, as there. It exits 3 when
+// it reports a finding, 1 when a package cannot be loaded, an analysis fails or no package
+// is named, 2 on a bad flag, and 0 otherwise (with -json and -fix, 0 unless something
 // failed).
 //
 // # Memory
@@ -89,6 +90,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write CPU profile to this file")
 	fs.StringVar(&o.memprofile, "memprofile", "", "write memory profile to this file")
 	a.Flags.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
+	// The legacy vet flags the x/tools drivers accept and ignore, so that scripts that pass
+	// them keep working.
+	fs.Bool("source", false, "no effect (deprecated)")
+	fs.Bool("v", false, "no effect (deprecated)")
+	fs.Bool("all", false, "no effect (deprecated)")
+	fs.String("tags", "", "no effect (deprecated)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "%s: %s\n\nUsage: %s [-flag] [package]\n\n", a.Name, firstLine(a.Doc), a.Name)
 		fmt.Fprintf(stderr, "Flags:\n")
@@ -102,7 +109,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return 2
+		return 1
 	}
 	if o.cpuprofile != "" {
 		f, err := os.Create(o.cpuprofile)
@@ -161,12 +168,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-// printErrors prints the errors of every package of the graph once, and returns how many.
+// printErrors prints the errors of every package of the graph, and the error of each
+// package's module once, as packages.PrintErrors does, and returns how many.
 func printErrors(w io.Writer, initial []*packages.Package) int {
 	n := 0
+	seen := map[*packages.Module]bool{}
 	packages.Visit(initial, nil, func(p *packages.Package) {
 		for _, err := range p.Errors {
 			fmt.Fprintln(w, err)
+			n++
+		}
+		if m := p.Module; m != nil && m.Error != nil && !seen[m] {
+			seen[m] = true
+			fmt.Fprintln(w, m.Error.Err)
 			n++
 		}
 	})

@@ -364,3 +364,45 @@ func funcText(src, prefix string) string {
 	j := strings.Index(src[i:], "\n}")
 	return src[i : i+j+2]
 }
+
+// TestNoPackageNamedExitsOne checks that, as under the x/tools driver, the command run
+// without a package prints its usage and exits 1.
+func TestNoPackageNamedExitsOne(t *testing.T) {
+	dir := module(t)
+	_, stderr, status := command(t, dir)
+	assert.Equal(t, 1, status, stderr)
+	assert.Contains(t, stderr, "Usage: releasepath [-flag] [package]")
+}
+
+// TestLegacyVetFlagsAreAccepted checks that the flags the x/tools drivers accept and ignore
+// for old vet scripts are accepted and ignored.
+func TestLegacyVetFlagsAreAccepted(t *testing.T) {
+	dir := module(t)
+	for _, flag := range []string{"-tags=foo", "-v", "-all", "-source"} {
+		_, stderr, status := command(t, dir, flag, "-test=false", "./app")
+		assert.Equal(t, 3, status, "%s: %s", flag, stderr)
+		assert.Equal(t, []string{leakLine}, findingLines(stderr, dir), flag)
+	}
+}
+
+// TestParseErrorsPrintedEachAtItsPosition checks that every syntax error of a file is
+// printed at its own position, as go/packages records them, not the first one alone.
+func TestParseErrorsPrintedEachAtItsPosition(t *testing.T) {
+	dir := module(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "syn"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "syn/syn.go"), []byte("package syn\n\nfunc F( {\n"), 0o644))
+	_, stderr, status := command(t, dir, "./syn")
+	assert.Equal(t, 1, status, stderr)
+	var errs []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if rel, ok := strings.CutPrefix(l, dir+string(filepath.Separator)); ok {
+			errs = append(errs, rel)
+		}
+	}
+	assert.Equal(t, []string{
+		"syn/syn.go:3:9: expected ')', found '{'",
+		"syn/syn.go:3:11: expected ')', found 'EOF'",
+		"syn/syn.go:3:11: expected ';', found 'EOF'",
+		"syn/syn.go:3:11: missing ',' in parameter list",
+	}, errs)
+}

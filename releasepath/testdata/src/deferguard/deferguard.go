@@ -194,3 +194,43 @@ func createdAndVerbose(m *leases, id string, verbose bool) (err error) {
 	}
 	return nil
 }
+
+// createdClearedByClosure clears its flag through a closure: the search does not follow it.
+func createdClearedByClosure(m *leases, id string) (err error) {
+	l, err := m.Create(id)
+	if err != nil {
+		return err
+	}
+	created := true
+	clear := func() { created = false }
+	defer func() {
+		if err != nil && created {
+			m.Delete(l)
+		}
+	}()
+	clear()
+	if err := step(); err != nil {
+		return err // want `return may skip m.Delete \(Create at line 200\)`
+	}
+	return nil
+}
+
+// createdThroughPointer clears its flag through its address.
+func createdThroughPointer(m *leases, id string) (err error) {
+	l, err := m.Create(id)
+	if err != nil {
+		return err
+	}
+	created := true
+	pc := &created
+	defer func() {
+		if err != nil && created {
+			m.Delete(l)
+		}
+	}()
+	*pc = false
+	if err := step(); err != nil {
+		return err // want `return may skip m.Delete \(Create at line 220\)`
+	}
+	return nil
+}

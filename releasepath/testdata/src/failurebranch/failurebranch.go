@@ -110,3 +110,16 @@ func failureOrVerbose(l *locker, byName, verbose bool) error {
 	}
 	return step() // want `return may skip l.Release \(Acquire at line 102\)`
 }
+
+// isNilOrFailure tests errors.Is(err, nil), which holds when the acquisition succeeded.
+func isNilOrFailure(l *locker) error {
+	err := l.Acquire()
+	if errors.Is(err, nil) || errors.Is(err, errGone) {
+		return nil // want `return may skip l.Release \(Acquire at line 116\)`
+	}
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	return step()
+}

@@ -58,3 +58,43 @@ func copyOnly(records []*record) error {
 	}
 	return nil
 }
+
+type holderSlot struct{ cur *record }
+
+var stashed []*sync.Mutex
+
+// copyThenStored stores a copy of the holder: the same record goes on locked.
+func copyThenStored(r *record, reg *holderSlot) error {
+	r.mu.Lock()
+	if r.dead {
+		r.mu.Unlock()
+		return nil
+	}
+	x := r
+	reg.cur = x
+	return step()
+}
+
+// mutexStashed stores the mutex itself.
+func mutexStashed(r *record) error {
+	r.mu.Lock()
+	if r.dead {
+		r.mu.Unlock()
+		return nil
+	}
+	stashed = append(stashed, &r.mu)
+	return step()
+}
+
+// storedOnOnePath stores the record only when keep: the other path holds the lock.
+func storedOnOnePath(r *record, reg *holderSlot, keep bool) error {
+	r.mu.Lock()
+	if r.dead {
+		r.mu.Unlock()
+		return nil
+	}
+	if keep {
+		reg.cur = r
+	}
+	return step() // want `return may skip r.mu.Unlock \(Lock at line 91\)`
+}

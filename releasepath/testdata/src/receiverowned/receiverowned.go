@@ -109,3 +109,80 @@ func (b *bare) setup() error {
 	}
 	return nil
 }
+
+// hostChanged assigns the field the link is named by: close would delete another link.
+func (p *proxy) hostChanged(other string) error {
+	if err := p.nl.CreateLink(p.host); err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		p.nl.DeleteLink(p.host)
+		return err
+	}
+	p.host = other
+	if err := step(); err != nil {
+		return err // want `return may skip p.nl.DeleteLink \(CreateLink at line 115\)`
+	}
+	return nil
+}
+
+// withSuffix names the link by a field and a parameter: close does not know the name.
+func (p *proxy) withSuffix(suffix string) error {
+	name := p.host + suffix
+	if err := p.nl.CreateLink(name); err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		p.nl.DeleteLink(name)
+		return err
+	}
+	if err := step(); err != nil {
+		return err // want `return may skip p.nl.DeleteLink \(CreateLink at line 132\)`
+	}
+	return nil
+}
+
+type indexed struct {
+	nl    *links
+	names []string
+}
+
+func (n *indexed) teardown() { n.nl.DeleteLink(n.names[0]) }
+
+// element names the link by an element of a field chosen by a parameter.
+func (n *indexed) element(i int) error {
+	if err := n.nl.CreateLink(n.names[i]); err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		n.nl.DeleteLink(n.names[i])
+		return err
+	}
+	if err := step(); err != nil {
+		return err // want `return may skip n.nl.DeleteLink \(CreateLink at line 154\)`
+	}
+	return nil
+}
+
+type generic[T any] struct {
+	nl   *links
+	host string
+	v    T
+}
+
+func (g *generic[T]) teardown() error { return g.nl.DeleteLink(g.host) }
+
+// setup of a generic type whose teardown deletes the link.
+func (g *generic[T]) setup() error {
+	if err := g.nl.CreateLink(g.host); err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		g.nl.DeleteLink(g.host)
+		return err
+	}
+	if err := step(); err != nil {
+		return err
+	}
+	return nil
+}
