@@ -168,7 +168,8 @@
 //     result says failure at every release, or when a release needs a local of the function
 //     (m.ReleaseAddress(ip) for an ip it does not return): its caller could not release it.
 //   - handoff: returning the value, a closure that releases it or the release as a method
-//     value (return l.Unlock, nil), storing it in a field, map, slice or channel,
+//     value (return l.Unlock, nil), storing it in a field, map, slice or channel (a send
+//     that is a select's case only on the path into that case),
 //     capturing it in a go statement, passing a closure or method
 //     value that releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or
 //     passing the acquisition's result straight to another call (register(p.reserve(n))).

@@ -95,6 +95,8 @@ type walker struct {
 	handed    bool                  // some path hands the resource on
 	flagCache map[types.Object]bool
 	vars      *boolVars // the function's bool variables (correlated.go)
+	// comms are the sends of select cases (commSends).
+	comms map[*ast.SendStmt]bool
 	// holders are the lock's holder and its copies (lockHolders), once holdersDone.
 	holders     map[types.Object]bool
 	holdersDone bool
@@ -186,6 +188,16 @@ const (
 )
 
 func (w *walker) block(b *cfg.Block, from int, st state) {
+	// go/cfg evaluates every case's send of a select before it branches; the value goes
+	// only on the path into its own case's body.
+	if cc, ok := b.Stmt.(*ast.CommClause); ok && b.Kind == cfg.KindSelectCaseBody && from == 0 {
+		if s, ok := cc.Comm.(*ast.SendStmt); ok {
+			if v := w.send(s, &st); v != goOn {
+				w.handed = w.handed || v == handedOn
+				return
+			}
+		}
+	}
 	for i := from; i < len(b.Nodes); i++ {
 		n := b.Nodes[i]
 		w.assignedOnPath(n, &st)
@@ -266,6 +278,30 @@ func (w *walker) visit(b *cfg.Block, st state) {
 	w.block(b, 0, st)
 }
 
+// send applies ch <- v to st: sending the value, or a lock's holder, hands it on.
+func (w *walker) send(s *ast.SendStmt, st *state) step {
+	if w.holds(s.Value, st) || w.storesLockHolder(s.Value, false) {
+		return handedOn
+	}
+	return goOn
+}
+
+// commSends returns the sends that are the communication of a select case. Computed once.
+func (w *walker) commSends() map[*ast.SendStmt]bool {
+	if w.comms == nil {
+		w.comms = map[*ast.SendStmt]bool{}
+		ast.Inspect(w.body, func(n ast.Node) bool {
+			if cc, ok := n.(*ast.CommClause); ok {
+				if s, ok := cc.Comm.(*ast.SendStmt); ok {
+					w.comms[s] = true
+				}
+			}
+			return true
+		})
+	}
+	return w.comms
+}
+
 // nodeStep applies one CFG node to st.
 func (w *walker) nodeStep(n ast.Node, st *state) step {
 	info := w.p.pass.TypesInfo
@@ -284,9 +320,10 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 		}
 		return goOn
 	case *ast.SendStmt:
-		if w.holds(s.Value, st) || w.storesLockHolder(s.Value, false) {
-			return handedOn
+		if w.commSends()[s] {
+			return goOn // a select case's send: sent only on its case's path (block)
 		}
+		return w.send(s, st)
 	case *ast.AssignStmt:
 		if s != w.a.node {
 			if v := w.assign(s.Lhs, s.Rhs, st); v != goOn {

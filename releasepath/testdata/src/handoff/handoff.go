@@ -142,3 +142,17 @@ func initLockDropped(l *fileLock) (func() error, error) {
 	_ = unlock
 	return func() error { return nil }, nil // want `return may skip l.Unlock \(Lock at line 138\)`
 }
+
+// sendOrGiveUp sends the file in one case of a select: on the other case nothing took it.
+func sendOrGiveUp(name string, ch chan *os.File, done <-chan struct{}) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	select {
+	case ch <- f:
+		return nil
+	case <-done:
+		return step() // want `return may skip f.Close \(Open at line 148\)`
+	}
+}

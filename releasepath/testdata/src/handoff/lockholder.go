@@ -98,3 +98,19 @@ func storedOnOnePath(r *record, reg *holderSlot, keep bool) error {
 	}
 	return step() // want `return may skip r.mu.Unlock \(Lock at line 91\)`
 }
+
+// sendLockedOrGiveUp sends the locked record in one case of a select: on the other case it
+// is still locked.
+func sendLockedOrGiveUp(r *record, ch chan *record, done <-chan struct{}) error {
+	r.mu.Lock()
+	if r.dead {
+		r.mu.Unlock()
+		return nil
+	}
+	select {
+	case ch <- r:
+		return nil
+	case <-done:
+		return step() // want `return may skip r.mu.Unlock \(Lock at line 105\)`
+	}
+}
