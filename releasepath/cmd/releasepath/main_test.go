@@ -406,3 +406,42 @@ func TestParseErrorsPrintedEachAtItsPosition(t *testing.T) {
 		"syn/syn.go:3:11: missing ',' in parameter list",
 	}, errs)
 }
+
+// TestFixLeavesALineWithAnotherStatement checks that a release sharing its line with another
+// statement (g.Close(); f.Close(), as code gofmt never saw has it) gets no fix: deleting the
+// line would delete f.Close() too, and nothing would close f on the success path.
+func TestFixLeavesALineWithAnotherStatement(t *testing.T) {
+	dir := module(t)
+	src := `package two
+
+import "os"
+
+func both(a, b string) error {
+	f, err := os.Open(a)
+	if err != nil {
+		return err
+	}
+	g, err := os.Open(b)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := g.Stat(); err != nil {
+		return err
+	}
+	g.Close(); f.Close()
+	return nil
+}
+`
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "two"), 0o755))
+	name := filepath.Join(dir, "two/two.go")
+	require.NoError(t, os.WriteFile(name, []byte(src), 0o644))
+	_, stderr, status := command(t, dir, "./two")
+	require.Equal(t, 3, status, stderr)
+	assert.Contains(t, stderr, "return may skip g.Close (Open at line 10)")
+	_, stderr, status = command(t, dir, "-fix", "./two")
+	require.Equal(t, 0, status, stderr)
+	got, err := os.ReadFile(name)
+	require.NoError(t, err)
+	assert.Equal(t, src, string(got), "no fix applies")
+}

@@ -314,23 +314,3 @@ func (c *chain) lockReceiverReassigned(k string) (string, error) {
 	c.mu.Unlock()
 	return v, nil
 }
-
-// twoOnOneLine gets no fix for g: deleting the line of g.Close() would delete f.Close() too,
-// and nothing would close f on the success path. gofmt would split that line; it is kept as
-// unformatted code has it, on purpose.
-func twoOnOneLine(a, b string) error {
-	f, err := os.Open(a)
-	if err != nil {
-		return err
-	}
-	g, err := os.Open(b)
-	if err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := g.Stat(); err != nil {
-		return err // want `return may skip g.Close \(Open at line 326\)` `return may skip f.Close \(Open at line 322\)`
-	}
-	g.Close(); f.Close()
-	return nil
-}
