@@ -93,10 +93,16 @@ func argsUnchanged(info *types.Info, call *ast.CallExpr, body *ast.BlockStmt) bo
 // changedIn reports whether body, function literals included, may change v after its
 // declaration.
 func changedIn(info *types.Info, v *types.Var, body *ast.BlockStmt) bool {
-	is := func(e ast.Expr) bool {
+	return mutates(info, body, func(e ast.Expr) bool {
 		id, ok := ast.Unparen(e).(*ast.Ident)
 		return ok && info.Uses[id] == v
-	}
+	})
+}
+
+// mutates reports whether body, function literals included, may change what an expression
+// that is reports true for names: by assigning it, incrementing it, taking its address,
+// ranging into it or calling a pointer method on it (key.reset() is (&key).reset()).
+func mutates(info *types.Info, body *ast.BlockStmt, is func(ast.Expr) bool) bool {
 	changed := false
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -109,7 +115,6 @@ func changedIn(info *types.Info, v *types.Var, body *ast.BlockStmt) bool {
 		case *ast.RangeStmt:
 			changed = (n.Key != nil && is(n.Key)) || (n.Value != nil && is(n.Value))
 		case *ast.SelectorExpr:
-			// A pointer method takes the address implicitly: key.reset() is (&key).reset().
 			if sel, ok := info.Selections[n]; ok && sel.Kind() == types.MethodVal && is(n.X) {
 				_, ptr := sel.Obj().Type().(*types.Signature).Recv().Type().(*types.Pointer)
 				changed = ptr

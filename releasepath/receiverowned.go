@@ -2,7 +2,6 @@ package releasepath
 
 import (
 	"go/ast"
-	"go/token"
 	"go/types"
 	"slices"
 	"strings"
@@ -104,26 +103,13 @@ func identOf(e ast.Expr) *ast.Ident {
 	return id
 }
 
-// assignsAny reports whether body assigns one of the field paths keys, or a path they go
+// assignsAny reports whether body may change one of the field paths keys, or a path they go
 // through (p.host = other, p.spec = s for p.spec.Name).
 func assignsAny(info *types.Info, body *ast.BlockStmt, keys []string) bool {
-	hit := func(e ast.Expr) bool {
+	return mutates(info, body, func(e ast.Expr) bool {
 		k, ok := exprKey(info, e)
 		return ok && slices.ContainsFunc(keys, func(f string) bool { return f == k || strings.HasPrefix(f, k+".") })
-	}
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			found = slices.ContainsFunc(n.Lhs, hit)
-		case *ast.IncDecStmt:
-			found = hit(n.X)
-		case *ast.UnaryExpr:
-			found = n.Op == token.AND && hit(n.X)
-		}
-		return !found
 	})
-	return found
 }
 
 // localInit returns the expression a local is declared with (x := e, var x = e), or nil.
