@@ -5,14 +5,32 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
+	"strings"
 )
 
 // A use is one reference to a function of the package, with its nearest ancestors (the
-// parent last) and the function declaration it is in (nil in a function literal).
+// parent last) and the function it is in.
 type use struct {
 	id      *ast.Ident
 	parents []ast.Node
-	in      *types.Func
+	in      scope
+}
+
+// A scope is a function a use can return from: a declared function, or a function literal
+// (lit set). The zero scope is outside any function.
+type scope struct {
+	fn  *types.Func
+	lit *ast.FuncLit
+}
+
+// scopeExits reports whether the process ends on every error the scope returns: a declared
+// function whose callers exit (callerExits), or a literal that is a command-line action
+// (actionSlots).
+func (p *pkgChecker) scopeExits(s scope) bool {
+	if s.lit != nil {
+		return p.actionSlots()[s.lit]
+	}
+	return s.fn != nil && p.callerExits(s.fn)
 }
 
 // maxUseParents is how many ancestors a use keeps: enough for if err := run(); err != nil,
@@ -28,7 +46,7 @@ func (p *pkgChecker) funcUses() map[*types.Func][]use {
 	info := p.pass.TypesInfo
 	for _, f := range p.pass.Files {
 		var stack []ast.Node
-		var in []*types.Func // the enclosing declaration, nil inside a function literal
+		var in []scope // the enclosing functions, innermost last
 		ast.Inspect(f, func(n ast.Node) bool {
 			if n == nil {
 				switch stack[len(stack)-1].(type) {
@@ -41,9 +59,9 @@ func (p *pkgChecker) funcUses() map[*types.Func][]use {
 			switch n := n.(type) {
 			case *ast.FuncDecl:
 				fn, _ := info.Defs[n.Name].(*types.Func)
-				in = append(in, fn)
+				in = append(in, scope{fn: fn})
 			case *ast.FuncLit:
-				in = append(in, nil)
+				in = append(in, scope{lit: n})
 			case *ast.Ident:
 				if fn, ok := info.Uses[n].(*types.Func); ok && fn.Pkg() == p.pass.Pkg {
 					u := use{id: n, parents: append([]ast.Node(nil), stack[max(0, len(stack)-maxUseParents):]...)}
@@ -64,8 +82,8 @@ func (p *pkgChecker) funcUses() map[*types.Func][]use {
 // a caller that does, as soon as fn returns an error: the error returns of a command's
 // run() error under main's if err := run(); err != nil { log.Fatal(err) } leave nothing
 // behind that outlives the process. Only a function no other package can call qualifies
-// (unexported, or in package main), called at least once, never used as a value, and not a
-// method an interface of the package could call. A cycle of calls proves nothing: the
+// (unexported, or in package main), used at least once, used as a value only as a
+// command-line action (actionUse), and not a method an interface of the package could call. A cycle of calls proves nothing: the
 // function's own recursive call is a caller that does not exit.
 func (p *pkgChecker) callerExits(fn *types.Func) bool {
 	if v, ok := p.exits[fn]; ok {
@@ -144,13 +162,13 @@ func (p *pkgChecker) useExits(u use) bool {
 	}
 	call, ok := at(i).(*ast.CallExpr)
 	if !ok || ast.Unparen(call.Fun) != fun {
-		return false // used as a value
+		return p.actionUse(fun, at(i)) // a value: exits only as a command-line action
 	}
 	switch parent := at(i + 1).(type) {
 	case *ast.CallExpr:
 		return endsProcess(info, parent) // log.Fatal(run())
 	case *ast.ReturnStmt:
-		return len(parent.Results) > 0 && parent.Results[len(parent.Results)-1] == call && u.in != nil && p.callerExits(u.in)
+		return len(parent.Results) > 0 && parent.Results[len(parent.Results)-1] == call && p.scopeExits(u.in)
 	case *ast.AssignStmt:
 		if len(parent.Rhs) != 1 || len(parent.Lhs) == 0 {
 			return false
@@ -187,10 +205,10 @@ func endsProcess(info *types.Info, call *ast.CallExpr) bool {
 }
 
 // nextExits reports whether, after s in list, the first statement that mentions errObj is
-// an if that exits on it, and none before it can leave the block (a return, a branch, a
-// call that never returns, or a panic): err := run(); fmt.Println("done"); if err != nil {
-// os.Exit(1) }.
-func (p *pkgChecker) nextExits(list []ast.Stmt, s ast.Stmt, errObj types.Object, in *types.Func) bool {
+// an if that exits on it, or returns it to callers that do, and none before it can leave
+// the block (a return, a branch, a call that never returns, or a panic): err := run();
+// fmt.Println("done"); if err != nil { os.Exit(1) }, or err = run(); return err.
+func (p *pkgChecker) nextExits(list []ast.Stmt, s ast.Stmt, errObj types.Object, in scope) bool {
 	info := p.pass.TypesInfo
 	i := slices.Index(list, s)
 	if i < 0 {
@@ -198,6 +216,9 @@ func (p *pkgChecker) nextExits(list []ast.Stmt, s ast.Stmt, errObj types.Object,
 	}
 	for _, x := range list[i+1:] {
 		if mentionsObj(info, x, errObj) {
+			if ret, ok := x.(*ast.ReturnStmt); ok { // return err, to callers that exit on it
+				return len(ret.Results) > 0 && isIdentOf(info, ret.Results[len(ret.Results)-1], errObj) && p.scopeExits(in)
+			}
 			ifs, ok := x.(*ast.IfStmt)
 			return ok && ifs.Init == nil && p.exitBranch(ifs, errObj, in)
 		}
@@ -229,7 +250,7 @@ func mayLeave(info *types.Info, s ast.Stmt) bool {
 // error (the body of err != nil, the else of err == nil) ends the process: its last
 // statement ends it, or returns the error (return err, return fmt.Errorf("…: %w", err))
 // from a function whose callers exit.
-func (p *pkgChecker) exitBranch(ifs *ast.IfStmt, errObj types.Object, in *types.Func) bool {
+func (p *pkgChecker) exitBranch(ifs *ast.IfStmt, errObj types.Object, in scope) bool {
 	info := p.pass.TypesInfo
 	cond, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)
 	if !ok || (cond.Op != token.NEQ && cond.Op != token.EQL) {
@@ -254,7 +275,7 @@ func (p *pkgChecker) exitBranch(ifs *ast.IfStmt, errObj types.Object, in *types.
 		call, ok := ast.Unparen(last.X).(*ast.CallExpr)
 		return ok && endsProcess(info, call)
 	case *ast.ReturnStmt:
-		return len(last.Results) > 0 && mentionsObj(info, last.Results[len(last.Results)-1], errObj) && in != nil && p.callerExits(in)
+		return len(last.Results) > 0 && mentionsObj(info, last.Results[len(last.Results)-1], errObj) && p.scopeExits(in)
 	}
 	return false
 }
@@ -264,8 +285,27 @@ func (p *pkgChecker) exitBranch(ifs *ast.IfStmt, errObj types.Object, in *types.
 func (w *walker) callerExits() bool {
 	fd, ok := w.fnNode.(*ast.FuncDecl)
 	if !ok {
-		return false
+		lit, ok := w.fnNode.(*ast.FuncLit)
+		return ok && w.p.actionSlots()[lit]
 	}
 	fn, ok := w.p.pass.TypesInfo.Defs[fd.Name].(*types.Func)
 	return ok && w.p.callerExits(fn)
+}
+
+// diesWithProcess reports whether what the acquisition holds ends with the process: a lock
+// (a mutex, a flock), or what a Close gives back (a file, a connection, a listener). A link,
+// an address, an allocation or a volume is kept by the kernel or another process, and an
+// exit leaves it behind.
+func (w *walker) diesWithProcess() bool {
+	if isLock(w.a) {
+		return true
+	}
+	rel, _ := w.releaseText()
+	return rel == "Close" || strings.HasSuffix(rel, ".Close")
+}
+
+// isIdentOf reports whether e is an identifier of o.
+func isIdentOf(info *types.Info, e ast.Expr, o types.Object) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	return ok && info.ObjectOf(id) == o
 }

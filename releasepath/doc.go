@@ -90,6 +90,19 @@
 //     t.Fatal, which ends a test's goroutine, not the process, and a function's recursive
 //     call (a cycle proves nothing). A return that may say success is still reported: the
 //     process goes on after it.
+//   - cliaction: a command-line framework ends the process on a command's error:
+//     urfave/cli's App.Run and cobra's Execute return it to main, which exits with it, and
+//     the CNI plugin skeleton (skel.PluginMainFuncs, skel.PluginMain) exits itself. So a
+//     command counts as a function whose callers exit: a function or literal stored in a
+//     field of the framework's that returns an error (Action, Before, RunE, PreRunE, the
+//     Add and Del of skel.CNIFuncs, and urfave/cli v1's Action), passed to a framework's
+//     function for such a parameter, or passed to a function of the package, stored there,
+//     that returns a literal returning its call (Action: commandAction(buildAction) for
+//     commandAction(fn) returning func(…) error { return fn(…) }); the functions such a
+//     literal returns (return run(c)) count too. A wrapper that logs the error and says
+//     success, or keeps the function, keeps every finding; so does a function that is also
+//     called where its error is dropped, one run from a field that returns no error, and an
+//     exported one outside package main.
 //   - loopinstance: a path around a loop back to the acquisition ends that instance's
 //     search; the next iteration's acquisition is its own: for … { mu.Lock(); …; mu.Unlock() }.
 //   - enteredholding: a function entered holding the lock, whose first call on it is the
@@ -237,7 +250,8 @@
 //
 //   - a value passed to a function value or an interface method (h(f), s.Take(f)), which
 //     the default tier takes as kept, since no summary says what it does;
-//   - an error return of a function whose callers exit on its error (callerexits);
+//   - an error return of a function whose callers exit on its error (callerexits), or of a
+//     command-line action (cliaction);
 //   - a rollback or pair at an error return whose error no test settled (errorevidence),
 //     which may be the success path.
 //

@@ -203,6 +203,7 @@ type pkgChecker struct {
 	closures  map[*ast.BlockStmt]map[types.Object]*ast.FuncLit // each body's closure variables
 	comments  map[*token.File]map[int][]string                 // line → comment texts
 	ownedBy   map[string][]*types.Func                         // per type and release names, the methods that release (receiverOwned)
+	actions   map[ast.Expr]bool                                // what the package stores as a command-line action (actionSlots)
 }
 
 // addDecl records fd, the declaration of fn, for the summaries.

@@ -474,8 +474,8 @@ func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 	if !need {
 		return
 	}
-	if evident && !w.broad() && w.callerExits() {
-		return // the process ends at once: nothing is left behind
+	if evident && !w.broad() && w.diesWithProcess() && w.callerExits() {
+		return // the process ends at once, and what it holds with it
 	}
 	if w.deferGuardRuns(ret, &st, errRet) {
 		return

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"log"
 	"os"
+
+	"github.com/urfave/cli/v2"
 )
 
 func main() {
@@ -21,7 +23,7 @@ func run(path string) error {
 		return err
 	}
 	if _, err := f.Stat(); err != nil {
-		return err // want `return may skip f.Close \(Open at line 19\)`
+		return err // want `return may skip f.Close \(Open at line 21\)`
 	}
 	return f.Close()
 }
@@ -35,7 +37,7 @@ func serveWith(path string, h fileHandler) error {
 		return err
 	}
 	h(f)
-	return nil // want `return may skip f.Close \(Open at line 33\)`
+	return nil // want `return may skip f.Close \(Open at line 35\)`
 }
 
 type volume struct{ ID string }
@@ -58,5 +60,17 @@ func provision(c *cloud, name string) (*volume, error) {
 		c.DeleteVolume(vol.ID)
 		return nil, err
 	}
-	return nil, step() // want `return may skip c.DeleteVolume \(CreateVolume at line 53\)`
+	return nil, step() // want `return may skip c.DeleteVolume \(CreateVolume at line 55\)`
 }
+
+// action is a command's action, whose error ends the process: reported all the same.
+var action = &cli.Command{Name: "action", Action: func(c *cli.Context) error {
+	f, err := os.Open(c.Args[0])
+	if err != nil {
+		return err
+	}
+	if _, err := f.Stat(); err != nil {
+		return err // want `return may skip f.Close \(Open at line 68\)`
+	}
+	return f.Close()
+}}
