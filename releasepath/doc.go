@@ -80,16 +80,19 @@
 //   - callerexits: a return whose error is known non-nil, in a function whose every call
 //     ends the process on that error: if err := run(); err != nil { log.Fatal(err) }, err
 //     := run() and then if err != nil { fmt.Fprintln(os.Stderr, err); os.Exit(1) },
-//     log.Fatal(run()), or return run() (and if err != nil { return err }) in a function
-//     whose own calls do. Nothing a command leaves open outlives it. The error may be
-//     tested after other statements, as long as none of them can leave the block, and
-//     the exit may be the else of if err == nil. Only for a function no other package can
-//     call (unexported, or in package main), that is called at least once and never taken
-//     as a value, and, for a method, no interface of the package has a method of its name.
-//     A call that logs the error and goes on, or drops it, keeps every finding; so does
-//     t.Fatal, which ends a test's goroutine, not the process, and a function's recursive
-//     call (a cycle proves nothing). A return that may say success is still reported: the
-//     process goes on after it.
+//     log.Fatal(run()), or return run() (and if err != nil { return err }, or err = run();
+//     return err) in a function whose own calls do. The error may be tested after other
+//     statements, as long as none of them can leave the block, and the exit may be the else
+//     of if err == nil. Only what the process holds ends with it: a lock, or what a Close
+//     gives back (a file, a connection, a listener); a link, an IPAM allocation or a
+//     reserved address outlives the process and keeps its finding. Only for a function no
+//     other package can call (unexported, or in package main), that is called at least
+//     once and never taken as a value but as a command (cliaction), and, for a method, no
+//     interface of the package has a method of its name. A call that logs the error and
+//     goes on, or drops it, keeps every finding; so does t.Fatal, which ends a test's
+//     goroutine, not the process, and a function's recursive call (a cycle proves
+//     nothing). A return that may say success is still reported: the process goes on
+//     after it.
 //   - cliaction: a command-line framework ends the process on a command's error:
 //     urfave/cli's App.Run and cobra's Execute return it to main, which exits with it, and
 //     the CNI plugin skeleton (skel.PluginMainFuncs, skel.PluginMain) exits itself. So a
