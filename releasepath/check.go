@@ -47,7 +47,7 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 		if txParam != nil && a.kind != scoped && mentionsObj(info, receiver(info, a.call), txParam) {
 			continue // tx.CreateBucket(…) in db.Update(func(tx) error {…}): an error return rolls it back
 		}
-		if !a.bind(info, c.stack, body) {
+		if !a.bind(info, c.stack, body) || assignsOuter(a, fnNode) {
 			continue
 		}
 		if p.receiverOwned(a, method, self, body) {

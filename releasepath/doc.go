@@ -48,9 +48,10 @@
 //     return v skips c.mu.RUnlock. A read lock whose type has no RUnlock is released by its
 //     Unlock (the lockfile of containers/storage).
 //   - the default table: ipam.ExecAdd and invoke.DelegateAdd (CNI), netlink.LinkAdd, etcd
-//     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp,
-//     net.Listen, and this module's lease.New (released, kept or handed on) and acquire.New
-//     (ended by a deferred End).
+//     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp
+//     (and ioutil.TempFile), net.Listen, net.Dial, net.DialTimeout and a net.Dialer's Dial
+//     and DialContext (released by the connection's Close), and this module's lease.New
+//     (released, kept or handed on) and acquire.New (ended by a deferred End).
 //
 // The -pairs flag adds pairs of full names, several releases separated by "|", checked on
 // every error return; a malformed value is an error:
@@ -184,7 +185,10 @@
 //     result says failure at every release, or when a release needs a local of the function
 //     (m.ReleaseAddress(ip) for an ip it does not return): its caller could not release it.
 //   - handoff: returning the value, a closure that releases it or the release as a method
-//     value (return l.Unlock, nil), storing it in a field, map, slice or channel (a send
+//     value (return l.Unlock, nil), assigning it straight to a variable the function did not
+//     declare (a package variable, or in a literal the enclosing function's: conn, err =
+//     d.DialContext(…) inside ns.Do(func(…) error {…})), storing it in a field, map, slice
+//     or channel (a send
 //     that is a select's case only on the path into that case),
 //     capturing it in a go statement, passing a closure or method
 //     value that releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or

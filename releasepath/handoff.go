@@ -196,6 +196,19 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 	return goOn
 }
 
+// assignsOuter reports whether the acquisition's value goes straight into a variable the
+// function checked did not declare: a variable of the enclosing function, assigned in a
+// literal (conn, err = d.DialContext(…) inside ns.Do(func(…) error {…})), or a package
+// variable. The variable outlives the call, and whoever declared it takes the resource.
+func assignsOuter(a *acquisition, fnNode ast.Node) bool {
+	for o := range a.values {
+		if v, ok := o.(*types.Var); ok && !v.IsField() && (o.Pos() < fnNode.Pos() || o.Pos() >= fnNode.End()) {
+			return true
+		}
+	}
+	return false
+}
+
 func isLocal(o types.Object, body *ast.BlockStmt) bool {
 	return o.Pos() >= body.Pos() && o.Pos() < body.End()
 }

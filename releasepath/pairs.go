@@ -79,7 +79,12 @@ var defaultPairs = []pair{
 	{"os.OpenFile", []string{"os.File.Close"}, scoped, "default"},
 	{"os.Create", []string{"os.File.Close"}, scoped, "default"},
 	{"os.CreateTemp", []string{"os.File.Close"}, scoped, "default"},
+	{"io/ioutil.TempFile", []string{"os.File.Close"}, scoped, "default"},
 	{"net.Listen", []string{"net.Listener.Close"}, scoped, "default"},
+	{"net.Dial", []string{"net.Conn.Close"}, scoped, "default"},
+	{"net.DialTimeout", []string{"net.Conn.Close"}, scoped, "default"},
+	{"net.Dialer.Dial", []string{"net.Conn.Close"}, scoped, "default"},
+	{"net.Dialer.DialContext", []string{"net.Conn.Close"}, scoped, "default"},
 	{leasePkg + ".New", []string{leasePkg + ".Lease.Release", leasePkg + ".Lease.Keep"}, scoped, "default"},
 	{acquirePkg + ".New", []string{acquirePkg + ".Scope.End"}, scoped, "default"},
 }

@@ -59,6 +59,7 @@ func TestAnalyzer(t *testing.T) {
 		"loopinstance",
 		"methodvalue",
 		"mutex",
+		"netconn",
 		"neverreturns",
 		"nilguard",
 		"notaleak",
