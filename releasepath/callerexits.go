@@ -247,8 +247,8 @@ func mayLeave(info *types.Info, s ast.Stmt) bool {
 }
 
 // exitBranch reports whether ifs tests errObj against nil and its branch for a non-nil
-// error (the body of err != nil, the else of err == nil) ends the process: its last
-// statement ends it, or returns the error (return err, return fmt.Errorf("…: %w", err))
+// error (the body of err != nil, the else of err == nil) ends the process: no statement
+// before its last can leave it, and its last statement ends it, or returns the error (return err, return fmt.Errorf("…: %w", err))
 // from a function whose callers exit.
 func (p *pkgChecker) exitBranch(ifs *ast.IfStmt, errObj types.Object, in scope) bool {
 	info := p.pass.TypesInfo
@@ -269,6 +269,11 @@ func (p *pkgChecker) exitBranch(ifs *ast.IfStmt, errObj types.Object, in scope) 
 	}
 	if branch == nil || len(branch.List) == 0 {
 		return false
+	}
+	for _, x := range branch.List[:len(branch.List)-1] {
+		if mayLeave(info, x) {
+			return false // if verbose { log.Print(err); return nil }: the error may be dropped
+		}
 	}
 	switch last := branch.List[len(branch.List)-1].(type) {
 	case *ast.ExprStmt:

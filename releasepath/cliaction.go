@@ -45,20 +45,32 @@ func returnsError(t types.Type) bool {
 // actionSlots returns the expressions the package stores as a framework command's action,
 // found in one walk: the value of cli.Command{Action: e}, the right side of cmd.RunE = e,
 // and an argument of a framework's function whose parameter is a function returning an
-// error (skel.PluginMain(cmdAdd, cmdCheck, cmdDel, …)).
+// error (skel.PluginMain(cmdAdd, cmdCheck, cmdDel, …)); also e in a conversion stored
+// there, cli.ActionFunc(e).
 func (p *pkgChecker) actionSlots() map[ast.Expr]bool {
 	if p.actions != nil {
 		return p.actions
 	}
 	p.actions = map[ast.Expr]bool{}
 	info := p.pass.TypesInfo
+	add := func(e ast.Expr) {
+		for {
+			e = ast.Unparen(e)
+			p.actions[e] = true
+			conv, ok := e.(*ast.CallExpr)
+			if !ok || len(conv.Args) != 1 || !info.Types[conv.Fun].IsType() {
+				return
+			}
+			e = conv.Args[0]
+		}
+	}
 	for _, f := range p.pass.Files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.KeyValueExpr:
 				if key, ok := n.Key.(*ast.Ident); ok {
 					if v, ok := info.ObjectOf(key).(*types.Var); ok && isActionField(v) {
-						p.actions[ast.Unparen(n.Value)] = true
+						add(n.Value)
 					}
 				}
 			case *ast.CallExpr:
@@ -69,7 +81,7 @@ func (p *pkgChecker) actionSlots() map[ast.Expr]bool {
 				params := fn.Type().(*types.Signature).Params()
 				for i, a := range n.Args {
 					if i < params.Len() && returnsError(params.At(i).Type()) {
-						p.actions[ast.Unparen(a)] = true
+						add(a)
 					}
 				}
 			case *ast.AssignStmt:
@@ -83,7 +95,7 @@ func (p *pkgChecker) actionSlots() map[ast.Expr]bool {
 					}
 					if s := info.Selections[sel]; s != nil && s.Kind() == types.FieldVal {
 						if v, ok := s.Obj().(*types.Var); ok && isActionField(v) {
-							p.actions[ast.Unparen(n.Rhs[i])] = true
+							add(n.Rhs[i])
 						}
 					}
 				}

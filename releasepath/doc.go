@@ -83,43 +83,46 @@
 //     := run() and then if err != nil { fmt.Fprintln(os.Stderr, err); os.Exit(1) },
 //     log.Fatal(run()), or return run() (and if err != nil { return err }, or err = run();
 //     return err) in a function whose own calls do. The error may be tested after other
-//     statements, as long as none of them can leave the block, and the exit may be the else
-//     of if err == nil. Only what the process holds ends with it: a lock, or what a Close
-//     gives back (a file, a connection, a listener); a link, an IPAM allocation or a
-//     reserved address outlives the process and keeps its finding. Only for a function no
-//     other package can call (unexported, or in package main), that is called at least
-//     once and never taken as a value but as a command (cliaction), and, for a method, no
-//     interface of the package has a method of its name. A call that logs the error and
-//     goes on, or drops it, keeps every finding; so does t.Fatal, which ends a test's
-//     goroutine, not the process, and a function's recursive call (a cycle proves
-//     nothing). A return that may say success is still reported: the process goes on
-//     after it.
+//     statements, as long as none of them can leave the block, and the exit (os.Exit, a
+//     Fatal, a panic) may be the else of if err == nil; the branch that takes the error may
+//     hold nothing else that leaves it (if verbose { log.Print(err); return nil } keeps the
+//     finding). Only what the process holds ends with it: a lock, or what a Close gives
+//     back (a file, a connection, a listener); a link, an IPAM allocation or a reserved
+//     address outlives the process and keeps its finding. Only for a function no other
+//     package can call (unexported, or in package main), that is called at least once and
+//     never taken as a value but as a command (cliaction), and, for a method, no interface
+//     of the package has a method of its name. A call that logs the error and goes on, or
+//     drops it, keeps every finding; so does t.Fatal, which ends a test's goroutine, not
+//     the process, and a function's recursive call (a cycle proves nothing). A return that
+//     may say success is still reported: the process goes on after it.
 //   - cliaction: a command-line framework ends the process on a command's error:
 //     urfave/cli's App.Run and cobra's Execute return it to main, which exits with it, and
 //     the CNI plugin skeleton (skel.PluginMainFuncs, skel.PluginMain) exits itself. So a
 //     command counts as a function whose callers exit: a function or literal stored in a
-//     field of the framework's that returns an error (Action, Before, RunE, PreRunE, the
-//     Add and Del of skel.CNIFuncs, and urfave/cli v1's Action), passed to a framework's
-//     function for such a parameter, or passed to a function of the package, stored there,
-//     that returns a literal returning its call (Action: commandAction(buildAction) for
-//     commandAction(fn) returning func(…) error { return fn(…) }); the functions such a
-//     literal returns (return run(c)) count too. A wrapper that logs the error and says
-//     success, or keeps the function, keeps every finding; so does a function that is also
-//     called where its error is dropped, one run from a field that returns no error, and an
-//     exported one outside package main.
+//     field of the framework's that returns an error, such as Action, Before, After, RunE,
+//     PreRunE, the Add and Del of skel.CNIFuncs, and urfave/cli v1's Action (also through a
+//     conversion, cli.ActionFunc(build)), passed to a framework's function for such a
+//     parameter, or passed to a function of the package, stored there, that returns a
+//     literal returning its call (Action: commandAction(buildAction) for commandAction(fn)
+//     returning func(…) error { return fn(…) }); the functions such a literal returns
+//     (return run(c)) count too. A wrapper that logs the error and says success, or keeps
+//     the function, keeps every finding; so does a function that is also called where its
+//     error is dropped, one run from a field that returns no error, and an exported one
+//     outside package main.
 //   - loopinstance: a path around a loop back to the acquisition ends that instance's
 //     search; the next iteration's acquisition is its own: for … { mu.Lock(); …; mu.Unlock() }.
 //   - enteredholding: a function entered holding the lock, whose first call on it is the
 //     release, takes back its caller's lock: c.mu.Unlock(); runtime.Gosched(); c.mu.Lock().
 //   - deferredbefore: a release deferred earlier in the function's own body runs after a
-//     later acquisition too: mu.Lock(); defer mu.Unlock(); …; mu.Unlock(); wait(); mu.Lock(),
-//     also with arguments the function never changes (locks.Lock(key); defer
-//     locks.Unlock(key); … locks.Lock(key)). So does a closure deferred earlier in a block around the acquisition (the body, or the
-//     loop body it is in) that reads the variable when it runs: var f *os.File; defer func()
-//     { if f != nil { f.Close() } }(); f, err = os.Open(p); unless the function assigns the
-//     variable again after the open (f = nil). A deferred call's receiver and arguments are
-//     read when it is deferred, so defer f.Close(), defer closeQuietly(f) or defer func(f
-//     *os.File) { f.Close() }(f) before the open closes nothing of it.
+//     later acquisition too: mu.Lock(); defer mu.Unlock(); …; mu.Unlock(); wait();
+//     mu.Lock(), also with arguments the function never changes (locks.Lock(key); defer
+//     locks.Unlock(key); … locks.Lock(key)). So does a closure deferred earlier in a block
+//     around the acquisition (the body, or the loop body it is in) that reads the variable
+//     when it runs: var f *os.File; defer func() { if f != nil { f.Close() } }(); f, err =
+//     os.Open(p); unless the function assigns the variable again after the open (f = nil).
+//     A deferred call's receiver and arguments are read when it is deferred, so defer
+//     f.Close(), defer closeQuietly(f) or defer func(f *os.File) { f.Close() }(f) before
+//     the open closes nothing of it.
 //   - selectend: the end of a function no path falls off: a select whose every case returns.
 //   - deferguard: a deferred release counts when unconditional or under a nil guard, and on
 //     the paths where it runs when under an ok flag the function sets (defer func() { if !ok
@@ -185,36 +188,34 @@
 //     result says failure at every release, or when a release needs a local of the function
 //     (m.ReleaseAddress(ip) for an ip it does not return): its caller could not release it.
 //   - handoff: returning the value, a closure that releases it or the release as a method
-//     value (return l.Unlock, nil), assigning it straight to a variable the function did not
-//     declare (a package variable, or in a literal the enclosing function's: conn, err =
-//     d.DialContext(…) inside ns.Do(func(…) error {…})), storing it in a field, map, slice
-//     or channel (a send
-//     that is a select's case only on the path into that case),
-//     capturing it in a go statement, passing a closure or method
-//     value that releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or
-//     passing the acquisition's result straight to another call (register(p.reserve(n))).
-//     So does passing it to a function with no summary: a function value or an interface
-//     method not called on the value itself (h(f), s.Take(f)), since nothing says it does
-//     not keep it (the broader tier reports these).
-//     Passing it to a function that keeps it beyond the call hands it on too: one that
-//     hands the parameter to a goroutine (pprof.StartCPUProfile(f), whose writer goroutine
-//     writes f), sends it or stores it in a package variable, or passes it to a function
-//     that does, read from its summary (a fact, for another package's), also through a
-//     local copy (g := f) or as an element of a variadic parameter it ranges over. A method
-//     that stores it in a field of its receiver (r.add(f) appending to r.files, not a value
-//     receiver's own copy) hands it on when that receiver outlives the function, not when
-//     the receiver is a fresh local of the function (r := &registry{}; r.add(f)), nor
-//     through a constructor that stores it in a fresh value of its own (bufio.NewReader(f)
-//     leaves f the function's to close). Storing a field of it (lastName = f.Name()) keeps
-//     nothing of it; a keep under a condition still counts.
-//     A lock goes with the variable a field of which it is (cr for cr.mu.Lock(), a local or
-//     a parameter, not the method's receiver): putting that holder into a composite literal
+//     value (return l.Unlock, nil), assigning it straight to a variable the function did
+//     not declare (a package variable, or in a literal the enclosing function's: conn, err
+//     = d.DialContext(…) inside ns.Do(func(…) error {…})), storing it in a field, map,
+//     slice or channel (a send that is a select's case only on the path into that case),
+//     capturing it in a go statement, passing a closure or method value that releases it
+//     (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or passing the acquisition's
+//     result straight to another call (register(p.reserve(n))). So does passing it to a
+//     function with no summary: a function value or an interface method not called on the
+//     value itself (h(f), s.Take(f)), since nothing says it does not keep it (the broader
+//     tier reports these). Passing it to a function that keeps it beyond the call hands it
+//     on too: one that hands the parameter to a goroutine (pprof.StartCPUProfile(f), whose
+//     writer goroutine writes f), sends it or stores it in a package variable, or passes it
+//     to a function that does, read from its summary (a fact, for another package's), also
+//     through a local copy (g := f) or as an element of a variadic parameter it ranges
+//     over. A method that stores it in a field of its receiver (r.add(f) appending to
+//     r.files, not a value receiver's own copy) hands it on when that receiver outlives the
+//     function, not when the receiver is a fresh local of the function (r := &registry{};
+//     r.add(f)), nor through a constructor that stores it in a fresh value of its own
+//     (bufio.NewReader(f) leaves f the function's to close). Storing a field of it
+//     (lastName = f.Name()) keeps nothing of it; a keep under a condition still counts. A
+//     lock goes with the variable a field of which it is (cr for cr.mu.Lock(), a local or a
+//     parameter, not the method's receiver): putting that holder into a composite literal
 //     or an appended element (toDelete = append(toDelete, &deleteRecord{cacheRecord: cr}),
 //     buildkit's prune leaving the records it deletes locked), storing it anywhere but in a
-//     local, or sending it hands the lock on.
-//     When the receiver is what the acquisition holds (a scoped acquisition, not a lock,
-//     that takes nothing and returns nothing but an error, b.policy.acquireRef()), storing
-//     or returning the receiver hands the hold on: &picker{policy: b.policy}.
+//     local, or sending it hands the lock on. When the receiver is what the acquisition
+//     holds (a scoped acquisition, not a lock, that takes nothing and returns nothing but
+//     an error, b.policy.acquireRef()), storing or returning the receiver hands the hold
+//     on: &picker{policy: b.policy}.
 //   - receiverowned: in a method's own body (a function literal in it is a function of its
 //     own), an acquisition that returns nothing but an error (so what it makes is known by
 //     its arguments alone) and whose arguments name it by the receiver's fields alone,

@@ -26,6 +26,9 @@ func main() {
 		log.Fatal(err)
 	}
 	_ = twice(os.Args[1])
+	if err := logDropMid(os.Args[1]); err != nil {
+		log.Fatal(err)
+	}
 	f := asValue
 	if err := f(os.Args[1]); err != nil {
 		log.Fatal(err)
@@ -75,7 +78,7 @@ func copyOut(path string) error {
 	}
 	// The success path still leaks: the process goes on after a nil error.
 	if len(path) > 3 {
-		return nil // want `return may skip f.Close \(Create at line 69\)`
+		return nil // want `return may skip f.Close \(Create at line 72\)`
 	}
 	return f.Close()
 }
@@ -98,7 +101,7 @@ func logged(path string) error {
 		return err
 	}
 	if _, err := f.Stat(); err != nil {
-		return err // want `return may skip f.Close \(Open at line 96\)`
+		return err // want `return may skip f.Close \(Open at line 99\)`
 	}
 	return f.Close()
 }
@@ -110,7 +113,7 @@ func twice(path string) error {
 		return err
 	}
 	if _, err := f.Stat(); err != nil {
-		return err // want `return may skip f.Close \(Open at line 108\)`
+		return err // want `return may skip f.Close \(Open at line 111\)`
 	}
 	return f.Close()
 }
@@ -122,7 +125,31 @@ func asValue(path string) error {
 		return err
 	}
 	if _, err := f.Stat(); err != nil {
-		return err // want `return may skip f.Close \(Open at line 120\)`
+		return err // want `return may skip f.Close \(Open at line 123\)`
+	}
+	return f.Close()
+}
+
+// logDropMid logs its helper's error and says success when verbose: on that path the
+// process goes on.
+func logDropMid(path string) error {
+	if err := logDropLeaf(path); err != nil {
+		if verbose {
+			log.Print(err)
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+func logDropLeaf(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Stat(); err != nil {
+		return err // want `return may skip f.Close \(Open at line 147\)`
 	}
 	return f.Close()
 }

@@ -38,6 +38,18 @@ func main() {
 			{Name: "logged", Action: commandActionLogged(logged)},
 			{Name: "notwrapped", Action: passOn(notWrapped)},
 			{Name: "before", Before: before},
+			{Name: "converted", Action: cli.ActionFunc(converted)},
+			{Name: "convlit", Action: cli.ActionFunc(func(c *cli.Context) error {
+				f, err := os.Open(c.Args[0])
+				if err != nil {
+					return err
+				}
+				if _, err := f.Stat(); err != nil {
+					return err
+				}
+				return f.Close()
+			})},
+			{Name: "half", Action: halfAction},
 			{Name: "usage", OnUsage: func(c *cli.Context) { _ = usage(c) }},
 		},
 	}
@@ -64,7 +76,7 @@ func build(c *cli.Context) error {
 	}
 	// The success path still leaks: the command goes on after a nil error.
 	if len(c.Args) > 1 {
-		return nil // want `return may skip f.Close \(Open at line 54\)`
+		return nil // want `return may skip f.Close \(Open at line 66\)`
 	}
 	return f.Close()
 }
@@ -127,7 +139,7 @@ func logged(path string) error {
 		return err
 	}
 	if _, err := f.Stat(); err != nil {
-		return err // want `return may skip f.Close \(Open at line 125\)`
+		return err // want `return may skip f.Close \(Open at line 137\)`
 	}
 	return f.Close()
 }
@@ -148,7 +160,7 @@ func notWrapped(path string) error {
 		return err
 	}
 	if _, err := f.Stat(); err != nil {
-		return err // want `return may skip f.Close \(Open at line 146\)`
+		return err // want `return may skip f.Close \(Open at line 158\)`
 	}
 	return f.Close()
 }
@@ -172,7 +184,7 @@ func usage(c *cli.Context) error {
 		return err
 	}
 	if _, err := f.Stat(); err != nil {
-		return err // want `return may skip f.Close \(Open at line 170\)`
+		return err // want `return may skip f.Close \(Open at line 182\)`
 	}
 	return f.Close()
 }
@@ -196,7 +208,7 @@ func alsoCalled(c *cli.Context) error {
 		return err
 	}
 	if _, err := f.Stat(); err != nil {
-		return err // want `return may skip f.Close \(Open at line 194\)`
+		return err // want `return may skip f.Close \(Open at line 206\)`
 	}
 	return f.Close()
 }
@@ -214,9 +226,45 @@ func (o *options) run(c *cli.Context) error {
 		return err
 	}
 	if _, err := f.Stat(); err != nil {
-		return err // want `return may skip f.Close \(Open at line 212\)`
+		return err // want `return may skip f.Close \(Open at line 224\)`
 	}
 	return f.Close()
 }
 
 var _ = &cli.Command{Name: "method", Action: newOptions().run}
+
+// converted is stored as cli.ActionFunc(converted): a conversion is the function still.
+func converted(c *cli.Context) error {
+	f, err := os.Open(c.Args[0])
+	if err != nil {
+		return err
+	}
+	if _, err := f.Stat(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+var verbose bool
+
+// halfAction says success on its helper's error when verbose: the command goes on.
+func halfAction(c *cli.Context) error {
+	if err := halfHelper(c.Args[0]); err != nil {
+		if verbose {
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+func halfHelper(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Stat(); err != nil {
+		return err // want `return may skip f.Close \(Open at line 262\)`
+	}
+	return f.Close()
+}
