@@ -197,3 +197,42 @@ func comparesToNil(info *types.Info, cond ast.Expr) bool {
 	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
 	return ok && b.Op == token.NEQ && isNilIdent(info, b.X) != isNilIdent(info, b.Y)
 }
+
+// flagSettledRelease reports whether call runs a closure variable's literal whose release of
+// the acquisition is under ok flags (isFlag) whose values the path knows, and that hold:
+// reject := func(err error) { if held { q.unhold(id) } } called after held = true. A flag the
+// path has not settled releases nothing here.
+func (w *walker) flagSettledRelease(call *ast.CallExpr, st *state) bool {
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	lit := w.p.closureVars(w.body)[w.p.pass.TypesInfo.Uses[id]]
+	if lit == nil {
+		return false
+	}
+	params := litParams(w.p.pass.TypesInfo, lit)
+	for _, r := range w.litReleases(lit) {
+		if len(releaseParams(w.p.pass.TypesInfo, r, params)) > 0 {
+			continue // released what a parameter is passed: closureCallReleases
+		}
+		if c, g := w.guardOf(lit, r); g == deferConditional && flagsSettled(c, st) {
+			return true
+		}
+	}
+	return false
+}
+
+// flagsSettled reports whether every term of c is an ok flag whose value on the path is
+// known and is the one c runs under.
+func flagsSettled(c condRelease, st *state) bool {
+	for ; ; c = *c.and {
+		v, known := st.flags[c.flag]
+		if c.flag == nil || !known || v != c.when {
+			return false
+		}
+		if c.and == nil {
+			return true
+		}
+	}
+}

@@ -224,6 +224,9 @@ func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRe
 			return w.releaseCond(info, c.X, !want)
 		}
 	case *ast.Ident:
+		if o := info.ObjectOf(c); o != nil && want && isBool(o.Type()) && w.a.guards[o] {
+			return condRelease{}, deferUnconditional // if acquired { release } for acquired := sem.TryAcquire()
+		}
 		if o := info.ObjectOf(c); o != nil && w.isFlag(o) {
 			return condRelease{flag: o, when: want}, deferConditional
 		}

@@ -21,15 +21,17 @@
 //
 // The default tier reports only acquisitions it can stand behind:
 //
-//   - leadingverb: a call whose name leads with an acquire verb, and which the function also
-//     releases, the evidence that it must: the swapped verb on the same receiver with the
-//     same value or arguments (m.HoldAddress(a) and m.ReleaseAddress(a), mu.RLock() and
-//     mu.RUnlock()), or a release verb on the acquired value or taking it (f.Close(),
-//     vol := c.CreateVolume() and c.DeleteVolume(vol.ID)). Scoped verbs (Hold, Reserve,
-//     Acquire, Claim, Lock, Open, Begin, Dial) are released on every return; rollback verbs
-//     (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup, Start) only on error
-//     returns, and only when the function undoes the acquisition on some error path
-//     already. Only the leading word counts: m.GetMountRefs(p) is a query.
+//   - leadingverb: a call whose name leads with an acquire verb, and which the function
+//     also releases, the evidence that it must: the swapped verb on the same receiver with
+//     the same value or arguments (m.HoldAddress(a) and m.ReleaseAddress(a), mu.RLock() and
+//     mu.RUnlock()), or a release verb on the acquired value or taking it (f.Close(), vol
+//     := c.CreateVolume() and c.DeleteVolume(vol.ID)) when the names agree: a bare verb
+//     (Close), or the acquisition's noun, its plural or a prefix of it (DeleteVolumes);
+//     r.claimAbandon() and c.releaseWireBytes(r.reserved) name two things. Scoped verbs
+//     (Hold, Reserve, Acquire, Claim, Lock, Open, Begin, Dial) are released on every
+//     return; rollback verbs (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup,
+//     Start) only on error returns, and only when the function undoes the acquisition on
+//     some error path already. Only the leading word counts: m.GetMountRefs(p) is a query.
 //   - samevalue: the same value or arguments are compared by types.Object (or as equal
 //     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is
 //     evidence for it: a function that holds a and releases only other reports nothing,
@@ -66,8 +68,10 @@
 //     while err still holds its error: if err != nil, errors.Is(err, x), IsNotFound(err),
 //     err == errNotFound, switch err { case nil: … } (switcherr), and either of two such
 //     tests (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)).
-//   - nilguard: the nil or false edge of a guard on the handle: if addrMgr !=
-//     nil { … }, if owned { … }, if mu.TryLock() { … }.
+//   - nilguard: the nil or false edge of a guard on the handle: if addrMgr != nil { … }, if
+//     owned { … }, if mu.TryLock() { … }. Around a release it is no condition: if acquired
+//     { defer sem.Release() } for acquired := sem.TryAcquire(), also in a literal called
+//     where it is written.
 //   - correlated: the edge of a test of a bool variable that the path has settled. The
 //     search follows a parameter or local whose every change is a declaration or assignment
 //     on the path (never address-taken, also by a pointer method, assigned in a function
@@ -166,14 +170,16 @@
 //     releases it, whatever it takes and gives back in between (grpc's
 //     resetTransportAndUnlock: unlock, dial, lock, count, unlock), called or started in a
 //     go statement (go c.resetAndUnlock() hands the held lock to the goroutine).
-//   - closurevar: a local variable bound once to a function literal, never assigned again or
-//     address-taken, releases as its literal does when the literal releases whenever it
+//   - closurevar: a local variable bound once to a function literal, never assigned again
+//     or address-taken, releases as its literal does when the literal releases whenever it
 //     runs (no condition but a nil guard): defer closeIt(f) for closeIt := func(c
-//     io.Closer) { c.Close() }, only for the value the call passes (or the lock, unlock(&p.mu)
-//     for func(m *sync.Mutex) { m.Unlock() }); unlock() for unlock := func() {
-//     s.mu.Unlock() }, also declared before the lock and called from another literal (defer
-//     func() { unlock() }()). A literal that releases under a condition (if verbose) does
-//     not count, called or deferred.
+//     io.Closer) { c.Close() }, only for the value the call passes (or the lock,
+//     unlock(&p.mu) for func(m *sync.Mutex) { m.Unlock() }); unlock() for unlock := func()
+//     { s.mu.Unlock() }, also declared before the lock and called from another literal
+//     (defer func() { unlock() }()). A literal that releases under a condition (if verbose)
+//     does not count, called or deferred, unless the condition is ok flags (see correlated)
+//     whose values the path has set so where it is called: reject := func(err error) { if
+//     held { q.unhold(id) } } releases after held = true, not before it.
 //   - holdsonsuccess: a function whose every release leads to a return that says failure by
 //     one result returns holding the resource by contract where that result says success,
 //     and its caller takes the obligation: a try-lock that keeps the lock when it returns
@@ -192,30 +198,32 @@
 //     not declare (a package variable, or in a literal the enclosing function's: conn, err
 //     = d.DialContext(…) inside ns.Do(func(…) error {…})), storing it in a field, map,
 //     slice or channel (a send that is a select's case only on the path into that case),
-//     capturing it in a go statement, passing a closure or method value that releases it
-//     (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or passing the acquisition's
-//     result straight to another call (register(p.reserve(n))). So does passing it to a
-//     function with no summary: a function value or an interface method not called on the
-//     value itself (h(f), s.Take(f)), since nothing says it does not keep it (the broader
-//     tier reports these). Passing it to a function that keeps it beyond the call hands it
-//     on too: one that hands the parameter to a goroutine (pprof.StartCPUProfile(f), whose
-//     writer goroutine writes f), sends it or stores it in a package variable, or passes it
-//     to a function that does, read from its summary (a fact, for another package's), also
-//     through a local copy (g := f) or as an element of a variadic parameter it ranges
-//     over. A method that stores it in a field of its receiver (r.add(f) appending to
-//     r.files, not a value receiver's own copy) hands it on when that receiver outlives the
-//     function, not when the receiver is a fresh local of the function (r := &registry{};
-//     r.add(f)), nor through a constructor that stores it in a fresh value of its own
-//     (bufio.NewReader(f) leaves f the function's to close). Storing a field of it
-//     (lastName = f.Name()) keeps nothing of it; a keep under a condition still counts. A
-//     lock goes with the variable a field of which it is (cr for cr.mu.Lock(), a local or a
-//     parameter, not the method's receiver): putting that holder into a composite literal
-//     or an appended element (toDelete = append(toDelete, &deleteRecord{cacheRecord: cr}),
-//     buildkit's prune leaving the records it deletes locked), storing it anywhere but in a
-//     local, or sending it hands the lock on. When the receiver is what the acquisition
-//     holds (a scoped acquisition, not a lock, that takes nothing and returns nothing but
-//     an error, b.policy.acquireRef()), storing or returning the receiver hands the hold
-//     on: &picker{policy: b.policy}.
+//     capturing it in a go statement, starting a goroutine whose literal releases it (go
+//     func() { defer s.sem.Release(); … }(), the permit of the batch it runs), passing a
+//     closure or method value that releases it (t.Cleanup(f.Close), s.Defer("address/x",
+//     l.Release)), or passing the acquisition's result straight to another call
+//     (register(p.reserve(n))). So does passing it to a function with no summary: a
+//     function value or an interface method not called on the value itself (h(f),
+//     s.Take(f)), since nothing says it does not keep it (the broader tier reports these).
+//     Passing it to a function that keeps it beyond the call hands it on too: one that
+//     hands the parameter to a goroutine (pprof.StartCPUProfile(f), whose writer goroutine
+//     writes f), sends it or stores it in a package variable, or passes it to a function
+//     that does, read from its summary (a fact, for another package's), also through a
+//     local copy (g := f) or as an element of a variadic parameter it ranges over. A method
+//     that stores it in a field of its receiver (r.add(f) appending to r.files, not a value
+//     receiver's own copy) hands it on when that receiver outlives the function, not when
+//     the receiver is a fresh local of the function (r := &registry{}; r.add(f)), nor
+//     through a constructor that stores it in a fresh value of its own (bufio.NewReader(f)
+//     leaves f the function's to close). Storing a field of it (lastName = f.Name()) keeps
+//     nothing of it; a keep under a condition still counts. A lock goes with the variable a
+//     field of which it is (cr for cr.mu.Lock(), a local or a parameter, not the method's
+//     receiver): putting that holder into a composite literal or an appended element
+//     (toDelete = append(toDelete, &deleteRecord{cacheRecord: cr}), buildkit's prune
+//     leaving the records it deletes locked), storing it anywhere but in a local, or
+//     sending it hands the lock on. When the receiver is what the acquisition holds (a
+//     scoped acquisition, not a lock, that takes nothing and returns nothing but an error,
+//     b.policy.acquireRef()), storing or returning the receiver hands the hold on:
+//     &picker{policy: b.policy}.
 //   - receiverowned: in a method's own body (a function literal in it is a function of its
 //     own), an acquisition that returns nothing but an error (so what it makes is known by
 //     its arguments alone) and whose arguments name it by the receiver's fields alone,

@@ -271,3 +271,35 @@ func isReleaseVerbName(name string, verbs []string) bool {
 	}
 	return false
 }
+
+// noun returns what follows the leading verb of name, its modifiers and a lock's mode
+// included ("Address" of HoldAddress, "WireBytes" of releaseWireBytes), or "" for a bare verb
+// (Close) or a name that leads with no verb.
+func noun(name string) string {
+	ws := words(name)
+	for i, w := range ws {
+		canon := strings.ToUpper(w[:1]) + w[1:]
+		if _, ok := scopedVerbs[canon]; ok {
+			return strings.Join(ws[i+1:], "")
+		}
+		if _, ok := rollbackVerbs[canon]; ok {
+			return strings.Join(ws[i+1:], "")
+		}
+		if releaseVerbs[canon] {
+			return strings.Join(ws[i+1:], "")
+		}
+		if !verbModifiers[w] {
+			return ""
+		}
+	}
+	return ""
+}
+
+// sharesNoun reports whether an acquisition and a release of another name may be one pair
+// by their names: either is a bare verb (f.Close() for os.Open), or their nouns agree, one
+// the other's plural or prefix (CreateVolume and DeleteVolumes, AllocateIP and ReleaseIPs).
+// req.claimAbandon() and mc.releaseWireBytes(req.reserved) name two things.
+func sharesNoun(acq, rel string) bool {
+	a, r := strings.ToLower(noun(acq)), strings.ToLower(noun(rel))
+	return a == "" || r == "" || strings.HasPrefix(a, r) || strings.HasPrefix(r, a)
+}

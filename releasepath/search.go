@@ -318,6 +318,9 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 		if w.rels[s.Call] || w.mentions(s.Call, st) {
 			return handedOn // the goroutine owns it now
 		}
+		if lit, ok := ast.Unparen(s.Call.Fun).(*ast.FuncLit); ok && w.litReleases(lit) != nil {
+			return handedOn // go func() { defer s.sem.Release(); … }(): the goroutine releases it
+		}
 		return goOn
 	case *ast.SendStmt:
 		if w.commSends()[s] {
@@ -373,6 +376,10 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 					verdict = released // cleanup()
 					return false
 				}
+			}
+			if w.flagSettledRelease(x, st) {
+				verdict = released // reject(err) for reject := func(…) { if held { q.unhold(id) } }, held true
+				return false
 			}
 			for _, arg := range x.Args {
 				if lit, ok := ast.Unparen(arg).(*ast.FuncLit); ok && w.litReleases(lit) != nil {

@@ -52,3 +52,34 @@ func tryLock(c *cache) bool {
 	defer c.mu.Unlock()
 	return true
 }
+
+type permits struct{ ch chan struct{} }
+
+func (p *permits) TryAcquire() bool {
+	select {
+	case p.ch <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (p *permits) Release() { <-p.ch }
+
+// drainAll releases the permit under its own success, in a literal called where it is
+// written: if acquired { defer p.Release() } is no condition for acquired :=
+// p.TryAcquire(), whose false edge holds nothing.
+func drainAll(p *permits, batches [][]string, run func([]string)) {
+	for _, b := range batches {
+		if len(b) == 0 {
+			return
+		}
+		acquired := p.TryAcquire()
+		func() {
+			if acquired {
+				defer p.Release()
+			}
+			run(b)
+		}()
+	}
+}

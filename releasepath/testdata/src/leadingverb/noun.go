@@ -1,0 +1,69 @@
+package leadingverb
+
+import (
+	"errors"
+	"sync/atomic"
+)
+
+var errNotFound = errors.New("not found")
+
+// A release verb on the acquired value, or taking it, ends the acquisition only when the
+// names agree: a bare verb (Close), or the same noun.
+
+type request struct {
+	state    atomic.Int32
+	reserved int64
+}
+
+// claimAbandon wins the request's state: a claim, not a resource.
+func (r *request) claimAbandon() bool { return r.state.CompareAndSwap(0, 1) }
+
+type coalescer struct {
+	wire atomic.Int64
+	stop chan struct{}
+}
+
+func (c *coalescer) releaseWireBytes(n int64) { c.wire.Add(-n) }
+
+// wait releases the request's wire bytes, which the claim does not hold.
+func (c *coalescer) wait(done chan error) error {
+	r := &request{reserved: 8}
+	defer func() {
+		if r.reserved > 0 {
+			c.releaseWireBytes(r.reserved)
+		}
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-c.stop:
+		if r.claimAbandon() {
+			return errNotFound
+		}
+		return <-done
+	}
+}
+
+type volume struct{ ID string }
+
+type cloud struct{}
+
+func (cloud) CreateVolume(name string) (*volume, error) { return &volume{ID: name}, nil }
+func (cloud) DeleteVolumes(ids ...string) error         { return nil }
+func (cloud) Tag(id string) error                       { return nil }
+
+// provision deletes what it created by the plural of its noun.
+func provision(c cloud, name string) error {
+	vol, err := c.CreateVolume(name)
+	if err != nil {
+		return err
+	}
+	if err := c.Tag(vol.ID); err != nil {
+		return err // want `return may skip c.DeleteVolumes \(CreateVolume at line 57\)`
+	}
+	if name == "" {
+		c.DeleteVolumes(vol.ID)
+		return errNotFound
+	}
+	return nil
+}
