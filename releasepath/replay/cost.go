@@ -11,12 +11,13 @@ import (
 
 // A cost is go vet -vettool=releasepath against plain go vet on one code base's packages.
 type cost struct {
-	name      string
-	vet, tool []time.Duration // user+system CPU of each round
+	name            string
+	vet, tool, noop []time.Duration // user+system CPU of each round
 }
 
-// measureCost runs plain go vet and go vet -vettool on the same packages, rounds times each,
-// interleaved. Each run passes a flag value no earlier run passed (a printf wrapper that does
+// measureCost runs plain go vet, go vet -vettool and go vet with the no-op tool
+// (replay/internal/noopvet, the floor of any vet tool: it parses and type-checks every
+// package again) on the same packages, rounds times each, interleaved. Each run passes a flag value no earlier run passed (a printf wrapper that does
 // not exist; a pair of functions that do not exist), so that neither is answered from go vet's
 // action cache: both vet every package and, for their facts, every dependency, as a first
 // go vet after a change does. One unmeasured plain go vet comes first, so that the build cache
@@ -37,8 +38,13 @@ func (r *runner) measureCost(ctx context.Context, dir string, patterns []string,
 		if err != nil {
 			return c, err
 		}
+		noop, err := r.cpu(ctx, dir, append([]string{"vet", "-vettool=" + r.noopVet, "-noopvet.nonce=" + nonce(i)}, patterns...))
+		if err != nil {
+			return c, err
+		}
 		c.vet = append(c.vet, vet)
 		c.tool = append(c.tool, tool)
+		c.noop = append(c.noop, noop)
 	}
 	return c, nil
 }
@@ -69,16 +75,18 @@ func median(ds []time.Duration) time.Duration {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-const costTableHeader = "| code base | plain `go vet`, CPU s (median) | `go vet -vettool=releasepath`, CPU s (median) | ratio |\n" +
-	"|---|---:|---:|---:|\n"
+const costTableHeader = "| code base | plain `go vet`, CPU s (median) | `go vet -vettool=releasepath`, CPU s (median) | ratio | a no-op vet tool, CPU s (median) | its ratio, the floor |\n" +
+	"|---|---:|---:|---:|---:|---:|\n"
 
 func (c cost) row(w io.Writer) {
-	v, t := median(c.vet), median(c.tool)
-	ratio := "–"
-	if v > 0 {
-		ratio = fmt.Sprintf("%.2f×", t.Seconds()/v.Seconds())
+	v, t, n := median(c.vet), median(c.tool), median(c.noop)
+	ratio := func(x time.Duration) string {
+		if v == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f×", x.Seconds()/v.Seconds())
 	}
-	fmt.Fprintf(w, "| `%s` | %.1f | %.1f | %s |\n", c.name, v.Seconds(), t.Seconds(), ratio)
+	fmt.Fprintf(w, "| `%s` | %.1f | %.1f | %s | %.1f | %s |\n", c.name, v.Seconds(), t.Seconds(), ratio(t), n.Seconds(), ratio(n))
 }
 
 // A memory is the standalone command against the same analyzer under the x/tools

@@ -44,7 +44,9 @@
 //	-untriaged FILE          append a row with an empty verdict for each untriaged finding
 //	-recall                  also replay recall.tsv
 //	-cost N                  also measure go vet -vettool against plain go vet, N rounds each,
-//	                         interleaved (user+system CPU of the go command and its children)
+//	                         interleaved (user+system CPU of the go command and its children),
+//	                         with a vet tool that analyzes nothing beside them (internal/noopvet,
+//	                         the floor: every vet tool parses and type-checks each package)
 //	-memory N                also measure the standalone command's peak resident memory and
 //	                         CPU against the same analyzer under the x/tools single-analyzer
 //	                         driver (internal/loadall, which loads every package's syntax

@@ -193,6 +193,12 @@ func replayAll(ctx context.Context, o options, log io.Writer) (*report, error) {
 		}
 		defer os.RemoveAll(filepath.Dir(r.loadAll))
 	}
+	if o.cost > 0 {
+		if r.noopVet, err = buildAnalyzer(ctx, o.work, "./replay/internal/noopvet"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(filepath.Dir(r.noopVet))
+	}
 	rep := &report{o: o, commit: commit(ctx)}
 	if o.half != "none" && !slices.ContainsFunc(corpus, func(c codebase) bool { return selected(c, o) }) {
 		// A typo in -only must not pass -check by measuring nothing.

@@ -28,6 +28,7 @@ type runner struct {
 	work    string // throwaway modules, outside the repository
 	bin     string // the analyzer's standalone command
 	loadAll string // the same analyzer under the x/tools driver, for -memory
+	noopVet string // the vet tool that analyzes nothing, for -cost
 	env     []string
 	log     io.Writer
 }
