@@ -260,10 +260,11 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 		return true // ipam.ExecAdd(t, data) … ipam.ExecDel(t, data)
 	case strict && samePkgFunc && len(args) == 0 && len(a.argRoots) == 0:
 		return true // lockAll() … unlockAll()
-	case a.kind == scoped && verbName && (samePkgFunc || sameRecv) && len(args) > 0 && subset(args, a.argRoots, a.values) && same:
-		// A hold released under another noun, with nothing but the hold's own arguments.
-		// Only for scoped verbs: a create and a delete of something else are two resources.
-		return true // holdAddress(ctx, c, lb, ip) … releaseOwn(ctx, c, lb)
+	case a.kind == scoped && verbName && sharesNoun(a.name, name) && (samePkgFunc || sameRecv) && len(args) > 0 && subset(args, a.argRoots, a.values) && same:
+		// A hold released under a release verb of the same noun, with nothing but the hold's
+		// own arguments. Only for scoped verbs: a create and a delete of something else are
+		// two resources.
+		return true // holdAddress(ctx, c, lb, ip) … releaseAddresses(ctx, c, lb)
 	}
 	if a.kind == scoped && p.releasesField(a, call, fn, func(n string) bool { return slices.Contains(m.releases, n) }) {
 		return true // t.unlockAndNotify() for t.mu.Lock()

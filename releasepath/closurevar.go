@@ -192,10 +192,19 @@ func unconditional(info *types.Info, stack []ast.Node, body ast.Node, call *ast.
 	return in
 }
 
-// comparesToNil reports whether cond is x != nil.
+// comparesToNil reports whether cond is x != nil for an x that is no error: a nil guard on
+// a handle. if err != nil is a condition.
 func comparesToNil(info *types.Info, cond ast.Expr) bool {
 	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
-	return ok && b.Op == token.NEQ && isNilIdent(info, b.X) != isNilIdent(info, b.Y)
+	if !ok || b.Op != token.NEQ || isNilIdent(info, b.X) == isNilIdent(info, b.Y) {
+		return false
+	}
+	x := b.X
+	if isNilIdent(info, x) {
+		x = b.Y
+	}
+	t := info.TypeOf(x)
+	return t != nil && !isError(t)
 }
 
 // flagSettledRelease reports whether call runs a closure variable's literal whose release of
@@ -212,11 +221,27 @@ func (w *walker) flagSettledRelease(call *ast.CallExpr, st *state) bool {
 		return false
 	}
 	params := litParams(w.p.pass.TypesInfo, lit)
-	for _, r := range w.litReleases(lit) {
-		if len(releaseParams(w.p.pass.TypesInfo, r, params)) > 0 {
-			continue // released what a parameter is passed: closureCallReleases
+	for _, r := range w.a.releases {
+		if !within(lit.Body, r.call) || inNestedLit(r.stack, lit) || len(releaseParams(w.p.pass.TypesInfo, r.call, params)) > 0 {
+			continue // in a literal of its own, or on what a parameter is passed (closureCallReleases)
 		}
-		if c, g := w.guardOf(lit, r); g == deferConditional && flagsSettled(c, st) {
+		if c, g := w.guardOf(lit, r.call); g == deferConditional && flagsSettled(c, st) {
+			return true
+		}
+	}
+	return false
+}
+
+// inNestedLit reports whether stack, the ancestors of a call inside lit, holds another
+// function literal below lit: the call runs only when that literal is called.
+func inNestedLit(stack []ast.Node, lit *ast.FuncLit) bool {
+	in := false
+	for _, n := range stack {
+		if n == lit {
+			in = true
+			continue
+		}
+		if _, ok := n.(*ast.FuncLit); ok && in {
 			return true
 		}
 	}

@@ -133,6 +133,28 @@ func (w *walker) setFlag(info *types.Info, lhs, rhs ast.Expr, st *state) {
 	}
 }
 
+// neverReassigned reports whether o, a result of the acquisition, keeps the value the
+// acquisition gave it: the function assigns it nowhere else, takes no address of it, and no
+// function literal assigns it.
+func (w *walker) neverReassigned(o types.Object) bool {
+	if !w.vars.tracked[o] {
+		return false
+	}
+	info := w.p.pass.TypesInfo
+	found := false
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && as != w.a.node {
+			for _, l := range as.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && info.ObjectOf(id) == o {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return !found
+}
+
 // deferred applies a defer statement to st and reports whether it releases on every path.
 // A release in a deferred closure counts when it is unconditional or under a nil guard on
 // the handle (deferUnconditional), or, on the paths where it runs, when it is under an ok
@@ -148,9 +170,16 @@ func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
 	}
 	lit, ok := ast.Unparen(d.Call.Fun).(*ast.FuncLit)
 	if !ok {
-		return false
+		// defer reject(nil) for reject := func(…) { if held { … } }: as its literal deferred.
+		if lit = w.p.calledLiteral(d.Call, w.body); lit == nil {
+			return false
+		}
 	}
+	params := litParams(w.p.pass.TypesInfo, lit)
 	for _, r := range w.litReleases(lit) {
+		if len(releaseParams(w.p.pass.TypesInfo, r, params)) > 0 && !ok {
+			continue // closeIt(f) releases what the call passes: closureCallReleases
+		}
 		switch c, g := w.guardOf(lit, r); g {
 		case deferUnconditional:
 			return true
@@ -224,7 +253,7 @@ func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRe
 			return w.releaseCond(info, c.X, !want)
 		}
 	case *ast.Ident:
-		if o := info.ObjectOf(c); o != nil && want && isBool(o.Type()) && w.a.guards[o] {
+		if o := info.ObjectOf(c); o != nil && want && isBool(o.Type()) && w.a.guards[o] && w.neverReassigned(o) {
 			return condRelease{}, deferUnconditional // if acquired { release } for acquired := sem.TryAcquire()
 		}
 		if o := info.ObjectOf(c); o != nil && w.isFlag(o) {

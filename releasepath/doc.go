@@ -26,12 +26,13 @@
 //     the same value or arguments (m.HoldAddress(a) and m.ReleaseAddress(a), mu.RLock() and
 //     mu.RUnlock()), or a release verb on the acquired value or taking it (f.Close(), vol
 //     := c.CreateVolume() and c.DeleteVolume(vol.ID)) when the names agree: a bare verb
-//     (Close), or the acquisition's noun, its plural or a prefix of it (DeleteVolumes);
-//     r.claimAbandon() and c.releaseWireBytes(r.reserved) name two things. Scoped verbs
-//     (Hold, Reserve, Acquire, Claim, Lock, Open, Begin, Dial) are released on every
-//     return; rollback verbs (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup,
-//     Start) only on error returns, and only when the function undoes the acquisition on
-//     some error path already. Only the leading word counts: m.GetMountRefs(p) is a query.
+//     (Close), or the acquisition's noun or its plural (DeleteVolumes); r.claimAbandon()
+//     and c.releaseWireBytes(r.reserved) name two things, and so do c.OpenSession() and
+//     c.CloseSocket(s), or CreateIndex and DeleteIndexFile. Scoped verbs (Hold, Reserve,
+//     Acquire, Claim, Lock, Open, Begin, Dial) are released on every return; rollback verbs
+//     (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup, Start) only on error
+//     returns, and only when the function undoes the acquisition on some error path
+//     already. Only the leading word counts: m.GetMountRefs(p) is a query.
 //   - samevalue: the same value or arguments are compared by types.Object (or as equal
 //     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is
 //     evidence for it: a function that holds a and releases only other reports nothing,
@@ -71,7 +72,7 @@
 //   - nilguard: the nil or false edge of a guard on the handle: if addrMgr != nil { … }, if
 //     owned { … }, if mu.TryLock() { … }. Around a release it is no condition: if acquired
 //     { defer sem.Release() } for acquired := sem.TryAcquire(), also in a literal called
-//     where it is written.
+//     where it is written. A bool the function assigns again guards nothing.
 //   - correlated: the edge of a test of a bool variable that the path has settled. The
 //     search follows a parameter or local whose every change is a declaration or assignment
 //     on the path (never address-taken, also by a pointer method, assigned in a function
@@ -177,9 +178,10 @@
 //     unlock(&p.mu) for func(m *sync.Mutex) { m.Unlock() }); unlock() for unlock := func()
 //     { s.mu.Unlock() }, also declared before the lock and called from another literal
 //     (defer func() { unlock() }()). A literal that releases under a condition (if verbose)
-//     does not count, called or deferred, unless the condition is ok flags (see correlated)
-//     whose values the path has set so where it is called: reject := func(err error) { if
-//     held { q.unhold(id) } } releases after held = true, not before it.
+//     does not count, called or deferred, unless the condition is ok flags (see deferguard)
+//     whose values the path has set so where it is called, or that hold at a return where
+//     it is deferred: reject := func(err error) { if held { q.unhold(id) } } releases after
+//     held = true, not before it, and not from a literal inside it.
 //   - holdsonsuccess: a function whose every release leads to a return that says failure by
 //     one result returns holding the resource by contract where that result says success,
 //     and its caller takes the obligation: a try-lock that keeps the lock when it returns
@@ -198,8 +200,10 @@
 //     not declare (a package variable, or in a literal the enclosing function's: conn, err
 //     = d.DialContext(…) inside ns.Do(func(…) error {…})), storing it in a field, map,
 //     slice or channel (a send that is a select's case only on the path into that case),
-//     capturing it in a go statement, starting a goroutine whose literal releases it (go
-//     func() { defer s.sem.Release(); … }(), the permit of the batch it runs), passing a
+//     capturing it in a go statement, starting a goroutine whose literal releases it
+//     whenever it runs (go func() { defer s.sem.Release(); … }(), the permit of the batch
+//     it runs, or a release before each of its returns; not one under a condition, in one
+//     case of a switch, after an early return, or in a literal it never calls), passing a
 //     closure or method value that releases it (t.Cleanup(f.Close), s.Defer("address/x",
 //     l.Release)), or passing the acquisition's result straight to another call
 //     (register(p.reserve(n))). So does passing it to a function with no summary: a

@@ -114,8 +114,8 @@ func (w *walker) nilGuard(cond ast.Expr, edge bool) bool {
 	}
 	switch c := cond.(type) {
 	case *ast.Ident:
-		if o := info.ObjectOf(c); o != nil && w.a.guards[o] && isBool(o.Type()) {
-			return !edge
+		if o := info.ObjectOf(c); o != nil && w.a.guards[o] && isBool(o.Type()) && w.neverReassigned(o) {
+			return !edge // a bool assigned again may say anything
 		}
 	case *ast.BinaryExpr:
 		if c.Op != token.EQL && c.Op != token.NEQ {

@@ -90,6 +90,56 @@ func (w *walker) mentions(n ast.Node, st *state) bool {
 	return found
 }
 
+// releasesWhenRun reports whether lit releases the acquisition whenever it runs: a release
+// deferred in its body under no condition but a nil guard (guardOf), or releases that run
+// before each of its returns and its end (dominated, as a summary's must); none in a loop,
+// or inside a literal of its own unless that one is deferred or called where it is written.
+func (w *walker) releasesWhenRun(lit *ast.FuncLit) bool {
+	info := w.p.pass.TypesInfo
+	ends := bodyEnds(lit.Body)
+	covered := make([]bool, len(ends))
+	for _, r := range w.a.releases {
+		if !within(lit.Body, r.call) || !runsWithLit(r.stack, lit) {
+			continue
+		}
+		if slices.ContainsFunc(r.stack, isDefer) {
+			if _, g := w.guardOf(lit, r.call); g == deferUnconditional {
+				return true // go func() { defer s.sem.Release(); … }()
+			}
+			continue
+		}
+		for i, ok := range dominated(info, callInfo{call: r.call, stack: r.stack}, lit.Body, ends) {
+			covered[i] = covered[i] || ok
+		}
+	}
+	return !slices.Contains(covered, false)
+}
+
+// runsWithLit reports whether stack, the ancestors of a call inside lit, puts no loop and no
+// function literal between lit and the call but one deferred or called where it is written:
+// the call runs whenever lit's body gets past that point.
+func runsWithLit(stack []ast.Node, lit *ast.FuncLit) bool {
+	in := false
+	for i, n := range stack {
+		if n == lit {
+			in = true
+			continue
+		}
+		if !in {
+			continue
+		}
+		switch n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			return false
+		case *ast.FuncLit:
+			if call, ok := stack[i-1].(*ast.CallExpr); !ok || ast.Unparen(call.Fun) != n {
+				return false // rel := func() { … }: runs only if called
+			}
+		}
+	}
+	return in
+}
+
 // litReleases returns the release calls inside lit, or nil.
 func (w *walker) litReleases(lit *ast.FuncLit) []*ast.CallExpr {
 	var out []*ast.CallExpr

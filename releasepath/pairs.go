@@ -296,10 +296,12 @@ func noun(name string) string {
 }
 
 // sharesNoun reports whether an acquisition and a release of another name may be one pair
-// by their names: either is a bare verb (f.Close() for os.Open), or their nouns agree, one
-// the other's plural or prefix (CreateVolume and DeleteVolumes, AllocateIP and ReleaseIPs).
-// req.claimAbandon() and mc.releaseWireBytes(req.reserved) name two things.
+// by their names: either is a bare verb (f.Close() for os.Open), or their nouns are the same
+// word or words, or one is the other's plural (CreateVolume and DeleteVolumes, AllocateIP and
+// ReleaseIPs). req.claimAbandon() and mc.releaseWireBytes(req.reserved) name two things, and
+// so do CreateIndex and DeleteIndexFile.
 func sharesNoun(acq, rel string) bool {
 	a, r := strings.ToLower(noun(acq)), strings.ToLower(noun(rel))
-	return a == "" || r == "" || strings.HasPrefix(a, r) || strings.HasPrefix(r, a)
+	plural := func(x, y string) bool { return y == x+"s" || y == x+"es" }
+	return a == "" || r == "" || a == r || plural(a, r) || plural(r, a)
 }

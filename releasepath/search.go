@@ -318,7 +318,7 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 		if w.rels[s.Call] || w.mentions(s.Call, st) {
 			return handedOn // the goroutine owns it now
 		}
-		if lit, ok := ast.Unparen(s.Call.Fun).(*ast.FuncLit); ok && w.litReleases(lit) != nil {
+		if lit, ok := ast.Unparen(s.Call.Fun).(*ast.FuncLit); ok && w.releasesWhenRun(lit) {
 			return handedOn // go func() { defer s.sem.Release(); … }(): the goroutine releases it
 		}
 		return goOn

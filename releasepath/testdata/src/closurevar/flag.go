@@ -66,3 +66,38 @@ func submitLate(ctx context.Context, q *slots, n int) error {
 	q.unhold(id)
 	return nil
 }
+
+// nested's closure releases in a literal of its own that it never calls.
+func nested(q *slots, n int, step func() error) error {
+	held, id := false, uint64(0)
+	reject := func(err error) error {
+		f := func() {
+			if held {
+				q.unhold(id)
+			}
+		}
+		_ = f
+		return err
+	}
+	id = q.hold(n)
+	held = true
+	if err := step(); err != nil {
+		return reject(err) // want `return may skip q.unhold \(hold at line 82\)`
+	}
+	q.unhold(id)
+	return nil
+}
+
+// deferredReject defers the closure after held = true: it releases at every return.
+func deferredReject(q *slots, n int, step func() error) error {
+	held, id := false, uint64(0)
+	reject := func() {
+		if held {
+			q.unhold(id)
+		}
+	}
+	id = q.hold(n)
+	held = true
+	defer reject()
+	return step()
+}

@@ -86,3 +86,75 @@ func (d *dispatcher) dispatchLate(ctx context.Context, run func([]string)) error
 	}
 	return nil // want `return may skip d.sem.Release \(Acquire at line 76\)`
 }
+
+var verbose bool
+
+// A goroutine takes the permit only when its literal releases it whenever it runs.
+
+// whenVerbose's goroutine releases only when verbose.
+func (d *dispatcher) whenVerbose(ctx context.Context, run func([]string)) error {
+	if err := d.sem.Acquire(ctx); err != nil {
+		return err
+	}
+	go func() {
+		if verbose {
+			d.sem.Release()
+		}
+		run(d.batch)
+	}()
+	return nil // want `return may skip d.sem.Release \(Acquire at line 96\)`
+}
+
+// onSuccess's goroutine returns early on its error, before its release.
+func (d *dispatcher) onSuccess(ctx context.Context, add func() error) error {
+	if err := d.sem.Acquire(ctx); err != nil {
+		return err
+	}
+	go func() {
+		if err := add(); err != nil {
+			return
+		}
+		d.sem.Release()
+	}()
+	return nil // want `return may skip d.sem.Release \(Acquire at line 110\)`
+}
+
+// onError's goroutine releases only when add fails.
+func (d *dispatcher) onError(ctx context.Context, add func() error) error {
+	if err := d.sem.Acquire(ctx); err != nil {
+		return err
+	}
+	go func() {
+		if err := add(); err != nil {
+			d.sem.Release()
+		}
+	}()
+	return nil // want `return may skip d.sem.Release \(Acquire at line 124\)`
+}
+
+// declared's goroutine declares a release it never calls.
+func (d *dispatcher) declared(ctx context.Context, run func([]string)) error {
+	if err := d.sem.Acquire(ctx); err != nil {
+		return err
+	}
+	go func() {
+		rel := func() { d.sem.Release() }
+		_ = rel
+		run(d.batch)
+	}()
+	return nil // want `return may skip d.sem.Release \(Acquire at line 137\)`
+}
+
+// oneCase's goroutine releases in one case of a switch.
+func (d *dispatcher) oneCase(ctx context.Context, mode int) error {
+	if err := d.sem.Acquire(ctx); err != nil {
+		return err
+	}
+	go func() {
+		switch mode {
+		case 1:
+			d.sem.Release()
+		}
+	}()
+	return nil // want `return may skip d.sem.Release \(Acquire at line 150\)`
+}
