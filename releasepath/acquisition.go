@@ -53,6 +53,10 @@ type acquisition struct {
 	// otherMode is the other mode's release that is the only evidence for a lock (c.mu.Unlock
 	// after c.mu.RLock), named in the finding's related information.
 	otherMode *ast.CallExpr
+	// held is set when the call is of a function of the package that returns holding a
+	// lock of what it is passed (holdcallers): the lock is the acquisition's, in the
+	// caller's terms.
+	held *holdSummary
 }
 
 // A releaseCall is a call that ends an acquisition.
@@ -106,6 +110,9 @@ func (p *pkgChecker) candidate(call *ast.CallExpr, fn *types.Func) (*acquisition
 	}
 	if pr, ok := p.pairs[funcName(fn)]; ok {
 		return &acquisition{call: call, fn: fn, name: fn.Name(), kind: pr.kind, source: pr.source, pair: pr}, true
+	}
+	if a, ok := p.heldCandidate(call, fn); ok {
+		return a, true
 	}
 	if m, ok := matchVerb(fn.Name()); ok {
 		m = ownModeRelease(m, fn)

@@ -50,6 +50,9 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 		if !a.bind(info, c.stack, body) || assignsOuter(a, fnNode) {
 			continue
 		}
+		if a.held != nil && !a.bindHeld(info) {
+			continue
+		}
 		if p.receiverOwned(a, method, self, body) {
 			continue // veth named by n.hostName, deleted by the type's cleanup
 		}
@@ -73,6 +76,9 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 			if call, ok := p.otherModeRelease(a, all); ok {
 				a.relText, a.otherMode = types.ExprString(receiver(info, a.call))+"."+a.verb.releases[0], call
 			}
+		}
+		if a.held != nil && len(a.releases) == 0 {
+			continue // a lock needs its own evidence: the caller releases it somewhere
 		}
 		if len(a.releases) == 0 && a.pair == nil && a.relText == "" {
 			text, ok := a.releaseMethod(info)

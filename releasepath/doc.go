@@ -50,6 +50,14 @@
 //     the lock, releases nothing but is evidence: c.mu.RLock(); v := c.m[k]; c.mu.Unlock();
 //     return v skips c.mu.RUnlock. A read lock whose type has no RUnlock is released by its
 //     Unlock (the lockfile of containers/storage).
+//   - holdcallers: a call of a function of the package that returns holding a lock of its
+//     receiver or of a parameter by contract (see holdsonsuccess: a try-lock, a lookup
+//     that returns its entry locked, a beginUpdate) takes that lock in the caller's terms:
+//     t.lookup(k) holds t.mu where its result says success (an entry, true, a nil error),
+//     and the caller releases it, on the evidence that it does on some path (t.mu.Unlock()).
+//     The function must hold one such lock and leak nothing else; a call that returns the
+//     result on (return t.lookup(k)) hands it on. A function of another package carries no
+//     such summary yet. No fix is offered: where the lock goes is the callee's contract.
 //   - the default table: ipam.ExecAdd and invoke.DelegateAdd (CNI), netlink.LinkAdd, etcd
 //     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp
 //     (and ioutil.TempFile), net.Listen, net.Dial, net.DialTimeout and a net.Dialer's Dial

@@ -447,6 +447,9 @@ func (w *walker) deferBetween(from, to token.Pos) bool {
 
 // isLock reports whether a takes a lock: its verb is Lock (Lock, RLock, TryLock).
 func isLock(a *acquisition) bool {
+	if a.held != nil {
+		return true
+	}
 	m, ok := matchVerb(a.name)
 	return ok && m.verb == "Lock"
 }

@@ -50,6 +50,7 @@ func TestAnalyzer(t *testing.T) {
 		"handoff",
 		"receiverowned",
 		"holdsonsuccess",
+		"holdcallers",
 		"failurebranch",
 		"leadingverb",
 		"leaks",

@@ -170,10 +170,16 @@ func (w *walker) run() {
 	// A handoff in the acquisition's own statement beyond the call: s.conn, err = Dial().
 	w.block(start, idx+1, st)
 	sort.Slice(w.leaks, func(i, j int) bool { return w.leaks[i].pos < w.leaks[j].pos })
+	before := len(w.leaks)
 	w.leaks = w.holdsOnSuccess(w.leaks)
+	if c := w.p.collecting; c != nil && w.fnNode == c.fd {
+		w.collectHold(c, before, len(w.leaks))
+		return // computing a summary: nothing is reported
+	}
 	for i, l := range w.leaks {
-		// The first leaking return carries the fix: the fix is one edit for them all.
-		w.report(l, i == 0)
+		// The first leaking return carries the fix: the fix is one edit for them all. A
+		// lock a callee took is the callee's to place: no fix at its callers.
+		w.report(l, i == 0 && w.a.held == nil)
 	}
 }
 

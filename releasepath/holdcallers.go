@@ -1,0 +1,184 @@
+package releasepath
+
+import (
+	"go/ast"
+	"go/types"
+	"strings"
+)
+
+// A holdSummary says that a function of the package returns holding a lock of its receiver
+// or of a parameter where one of its results says success (holdsOnSuccess): a try-lock, a
+// lookup that returns its entry with the table locked. Its callers carry the obligation.
+type holdSummary struct {
+	param  int       // -1 the receiver, else the index of the parameter the lock is a field of
+	suffix string    // the lock's field path from it, as exprKey writes it (".mu")
+	verb   verbMatch // the lock's verb and mode: Lock, RLock, TryLock
+	text   string    // the lock's path from it, for messages (".mu")
+}
+
+// holdOf returns the summary of fn, a function of the package, when it returns holding a
+// lock of its receiver or of a parameter by contract and takes back nothing else; nil
+// otherwise. It is computed once, by checking fn's body without reporting; a cycle of calls
+// proves nothing.
+func (p *pkgChecker) holdOf(fn *types.Func) *holdSummary {
+	if h, ok := p.holds[fn]; ok {
+		return h
+	}
+	if p.holds == nil {
+		p.holds = map[*types.Func]*holdSummary{}
+	}
+	p.holds[fn] = nil // a cycle proves nothing
+	fd := p.decls[fn]
+	if fd == nil || !mayHold(p.pass.TypesInfo, fd) {
+		return nil
+	}
+	g := p.cfgs.FuncDecl(fd)
+	if g == nil {
+		return nil
+	}
+	c := &holdCollector{fd: fd}
+	outer := p.collecting
+	p.collecting = c
+	p.checkFunc(fd, fd.Body, fn.Type().(*types.Signature), g, fd.Doc, nil)
+	p.collecting = outer
+	if len(c.found) == 1 && !c.other {
+		p.holds[fn] = c.found[0]
+	}
+	return p.holds[fn]
+}
+
+// A holdCollector gathers, while one function is checked for its summary, the locks it
+// returns holding by contract; other is set when any acquisition leaks otherwise.
+type holdCollector struct {
+	fd    *ast.FuncDecl
+	found []*holdSummary
+	other bool
+}
+
+// mayHold reports, cheaply, whether fd could return holding a lock: it has a result that
+// can say success (an error, a bool, something nilable) and calls a lock method on a field
+// selected from its receiver or a parameter.
+func mayHold(info *types.Info, fd *ast.FuncDecl) bool {
+	if fd.Type.Results == nil {
+		return false
+	}
+	says := false
+	for _, f := range fd.Type.Results.List {
+		if t := info.TypeOf(f.Type); t != nil && (isError(t) || isBool(t) || nilable(t)) {
+			says = true
+		}
+	}
+	if !says {
+		return false
+	}
+	found := false
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr); ok {
+				if m, ok := matchVerb(sel.Sel.Name); ok && m.verb == "Lock" {
+					_, isSel := ast.Unparen(sel.X).(*ast.SelectorExpr)
+					found = found || isSel
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// collectHold records, in the function whose summary is being computed, what the walker
+// found for one acquisition: a lock of the receiver or a parameter that every leak returns
+// holding by contract (held: the leaks holdsOnSuccess dropped, none left), or a leak.
+func (w *walker) collectHold(c *holdCollector, before, after int) {
+	if after > 0 {
+		c.other = true
+		return
+	}
+	if before == 0 || !isLock(w.a) || w.a.held != nil {
+		return // released on every path: nothing held
+	}
+	info := w.p.pass.TypesInfo
+	recv := receiver(info, w.a.call)
+	root := rootObj(info, recv)
+	key, ok := recvKeyOf(info, w.a.call)
+	if recv == nil || root == nil || !ok {
+		c.other = true
+		return
+	}
+	param, found := declParamIndex(info, c.fd, root)
+	if !found {
+		c.other = true // a lock of a local or a package variable: no caller has it
+		return
+	}
+	if _, isSel := ast.Unparen(recv).(*ast.SelectorExpr); !isSel {
+		c.other = true // the receiver itself is the lock: t.Lock(), left to leadingverb
+		return
+	}
+	text := types.ExprString(recv)
+	c.found = append(c.found, &holdSummary{
+		param:  param,
+		suffix: strings.TrimPrefix(key, objID(root)),
+		verb:   w.a.verb,
+		text:   text[strings.Index(text, "."):],
+	})
+}
+
+// declParamIndex returns the index of o among fd's parameters, -1 for its receiver.
+func declParamIndex(info *types.Info, fd *ast.FuncDecl, o types.Object) (int, bool) {
+	if fd.Recv != nil {
+		for _, f := range fd.Recv.List {
+			for _, id := range f.Names {
+				if info.Defs[id] == o {
+					return -1, true
+				}
+			}
+		}
+	}
+	i := 0
+	for _, f := range fd.Type.Params.List {
+		for _, id := range f.Names {
+			if info.Defs[id] == o {
+				return i, true
+			}
+			i++
+		}
+		if len(f.Names) == 0 {
+			i++
+		}
+	}
+	return 0, false
+}
+
+// heldCandidate returns the acquisition a call of fn makes when fn returns holding a lock of
+// what the call passes it: c.lookup(k) holding c.mu, lockTable(t) holding t.mu.
+func (p *pkgChecker) heldCandidate(call *ast.CallExpr, fn *types.Func) (*acquisition, bool) {
+	if fn.Pkg() != p.pass.Pkg || p.collecting != nil && p.collecting.fd == p.decls[fn] {
+		return nil, false
+	}
+	h := p.holdOf(fn)
+	if h == nil {
+		return nil, false
+	}
+	return &acquisition{call: call, fn: fn, name: fn.Name(), kind: scoped, source: "verb", verb: h.verb, held: h}, true
+}
+
+// bindHeld sets the lock a held acquisition takes in its caller's terms: c.mu for
+// c.lookup(k). It reports false when what the call passes has no stable identity.
+func (a *acquisition) bindHeld(info *types.Info) bool {
+	var e ast.Expr
+	if a.held.param < 0 {
+		e = receiver(info, a.call)
+	} else if a.held.param < len(a.call.Args) {
+		e = a.call.Args[a.held.param]
+	}
+	if e == nil {
+		return false
+	}
+	k, ok := exprKey(info, e)
+	if !ok {
+		return false
+	}
+	a.recvKey = k + a.held.suffix
+	a.recvIsResource = false
+	return true
+}
