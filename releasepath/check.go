@@ -266,14 +266,19 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 		return true // ipam.ExecAdd(t, data) … ipam.ExecDel(t, data)
 	case strict && samePkgFunc && len(args) == 0 && len(a.argRoots) == 0:
 		return true // lockAll() … unlockAll()
-	case a.kind == scoped && verbName && sharesNoun(a.name, name) && (samePkgFunc || sameRecv) && len(args) > 0 && subset(args, a.argRoots, a.values) && same:
-		// A hold released under a release verb of the same noun, with nothing but the hold's
-		// own arguments. Only for scoped verbs: a create and a delete of something else are
-		// two resources.
-		return true // holdAddress(ctx, c, lb, ip) … releaseAddresses(ctx, c, lb)
+	case a.kind == scoped && verbName && (samePkgFunc || sameRecv) && len(args) > 0 && subset(args, a.argRoots, a.values) && same &&
+		(!argValue || sharesNoun(a.name, name)):
+		// A hold released under another noun, with nothing but the hold's own arguments;
+		// one that takes the acquired value must name it (c.CloseSocket(s) closes a thing
+		// of the session s, not s). Only for scoped verbs: a create and a delete of
+		// something else are two resources.
+		return true // holdAddress(ctx, c, lb, ip) … releaseOwn(ctx, c, lb)
 	}
 	if a.kind == scoped && p.releasesField(a, call, fn, func(n string) bool { return slices.Contains(m.releases, n) }) {
 		return true // t.unlockAndNotify() for t.mu.Lock()
+	}
+	if a.held != nil {
+		return false // the lock is a.recvKey alone: x.other.Unlock() releases nothing of lockTable(x)
 	}
 	return p.wrapperReleases(a, call, fn, func(n, _ string) bool {
 		return slices.Contains(m.releases, n) || slices.Contains(m.relVerbs, n)

@@ -28,11 +28,13 @@
 //     := c.CreateVolume() and c.DeleteVolume(vol.ID)) when the names agree: a bare verb
 //     (Close), or the acquisition's noun or its plural (DeleteVolumes); r.claimAbandon()
 //     and c.releaseWireBytes(r.reserved) name two things, and so do c.OpenSession() and
-//     c.CloseSocket(s), or CreateIndex and DeleteIndexFile. Scoped verbs (Hold, Reserve,
-//     Acquire, Claim, Lock, Open, Begin, Dial) are released on every return; rollback verbs
-//     (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup, Start) only on error
-//     returns, and only when the function undoes the acquisition on some error path
-//     already. Only the leading word counts: m.GetMountRefs(p) is a query.
+//     c.CloseSocket(s), or CreateIndex and DeleteIndexFile. A scoped hold's release verb
+//     that takes nothing but the hold's own arguments may name another noun:
+//     releaseOwn(ctx, c, lb) after holdAddress(ctx, c, lb, ip), the #97740 shape. Scoped
+//     verbs (Hold, Reserve, Acquire, Claim, Lock, Open, Begin, Dial) are released on every
+//     return; rollback verbs (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup,
+//     Start) only on error returns, and only when the function undoes the acquisition on
+//     some error path already. Only the leading word counts: m.GetMountRefs(p) is a query.
 //   - samevalue: the same value or arguments are compared by types.Object (or as equal
 //     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is
 //     evidence for it: a function that holds a and releases only other reports nothing,
@@ -54,10 +56,17 @@
 //     receiver or of a parameter by contract (see holdsonsuccess: a try-lock, a lookup
 //     that returns its entry locked, a beginUpdate) takes that lock in the caller's terms:
 //     t.lookup(k) holds t.mu where its result says success (an entry, true, a nil error),
-//     and the caller releases it, on the evidence that it does on some path (t.mu.Unlock()).
-//     The function must hold one such lock and leak nothing else; a call that returns the
-//     result on (return t.lookup(k)) hands it on. A function of another package carries no
-//     such summary yet. No fix is offered: where the lock goes is the callee's contract.
+//     and lockTable(x) holds x.mu. The caller releases it, on the evidence that it does on
+//     some path (t.mu.Unlock(), or a helper of the package that unlocks t.mu), and that
+//     lock only: x.other.Unlock() releases nothing of it. The lock is the one the function
+//     releases where it says failure; a function with two such locks, or one that leaks
+//     anything otherwise, has no summary. Returning the result on (return t.lookup(k)) or
+//     storing the holder (pending = append(pending, x)) hands it on. Not yet summarized: a
+//     function of another package, a lock of a generic type or an embedded mutex (t.Lock()),
+//     a function that returns holding what it got from another such call, and a try-lock
+//     whose results are named and returned bare; nor is the other mode's release evidence
+//     here (t.mu.Unlock() after t.rlookup(k)). No fix is offered: where the lock goes is
+//     the callee's contract.
 //   - the default table: ipam.ExecAdd and invoke.DelegateAdd (CNI), netlink.LinkAdd, etcd
 //     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp
 //     (and ioutil.TempFile), net.Listen, net.Dial, net.DialTimeout and a net.Dialer's Dial

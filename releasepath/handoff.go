@@ -441,11 +441,16 @@ func (w *walker) lockHolders() map[types.Object]bool {
 		return nil
 	}
 	info := w.p.pass.TypesInfo
-	sel, ok := ast.Unparen(receiver(info, w.a.call)).(*ast.SelectorExpr)
-	if !ok {
-		return nil
+	var h types.Object
+	if w.a.held != nil {
+		h = rootObj(info, w.a.heldExpr(info)) // x for lockTable(x), which holds x.mu
+	} else {
+		sel, ok := ast.Unparen(receiver(info, w.a.call)).(*ast.SelectorExpr)
+		if !ok {
+			return nil
+		}
+		h = rootObj(info, sel)
 	}
-	h := rootObj(info, sel)
 	if v, ok := h.(*types.Var); !ok || v == w.sig.Recv() || !(isLocal(v, w.body) || v.Parent() != nil && v.Parent() != v.Pkg().Scope()) {
 		return nil
 	}

@@ -165,12 +165,7 @@ func (p *pkgChecker) heldCandidate(call *ast.CallExpr, fn *types.Func) (*acquisi
 // bindHeld sets the lock a held acquisition takes in its caller's terms: c.mu for
 // c.lookup(k). It reports false when what the call passes has no stable identity.
 func (a *acquisition) bindHeld(info *types.Info) bool {
-	var e ast.Expr
-	if a.held.param < 0 {
-		e = receiver(info, a.call)
-	} else if a.held.param < len(a.call.Args) {
-		e = a.call.Args[a.held.param]
-	}
+	e := a.heldExpr(info)
 	if e == nil {
 		return false
 	}
@@ -181,4 +176,16 @@ func (a *acquisition) bindHeld(info *types.Info) bool {
 	a.recvKey = k + a.held.suffix
 	a.recvIsResource = false
 	return true
+}
+
+// heldExpr returns what the call passes the function the lock is a field of: its receiver
+// or an argument, t for t.lookup(k), x for lockTable(x). Nil when there is none.
+func (a *acquisition) heldExpr(info *types.Info) ast.Expr {
+	if a.held.param < 0 {
+		return receiver(info, a.call)
+	}
+	if a.held.param < len(a.call.Args) {
+		return a.call.Args[a.held.param]
+	}
+	return nil
 }

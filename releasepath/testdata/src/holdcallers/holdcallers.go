@@ -155,3 +155,48 @@ func count(t *table) int {
 	t.mu.Unlock()
 	return n
 }
+
+type pair struct {
+	mu    sync.Mutex
+	other sync.Mutex
+}
+
+// lockPair keeps p.mu when it returns true.
+func lockPair(p *pair, closed bool) bool {
+	p.mu.Lock()
+	if closed {
+		p.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+// otherField unlocks another field of the argument on one path: that releases nothing of
+// p.mu.
+func otherField(p *pair, k string) error {
+	if !lockPair(p, false) {
+		return errBusy
+	}
+	if k == "" {
+		p.other.Unlock()
+		return errStale // want `return may skip p.mu.Unlock \(lockPair at line 177\)`
+	}
+	p.mu.Unlock()
+	return nil
+}
+
+var pending []*pair
+
+// handsOn leaves the pair locked for whoever takes it from pending, as storing the holder
+// of a lock the function took itself would.
+func handsOn(p *pair, k string) error {
+	if !lockPair(p, false) {
+		return errBusy
+	}
+	if k == "" {
+		pending = append(pending, p)
+		return nil
+	}
+	p.mu.Unlock()
+	return nil
+}
