@@ -83,8 +83,9 @@ func (p *pkgChecker) funcUses() map[*types.Func][]use {
 // run() error under main's if err := run(); err != nil { log.Fatal(err) } leave nothing
 // behind that outlives the process. Only a function no other package can call qualifies
 // (unexported, or in package main), used at least once, used as a value only as a
-// command-line action (actionUse), and not a method an interface of the package could call. A cycle of calls proves nothing: the
-// function's own recursive call is a caller that does not exit.
+// command-line action (actionUse), and not a method an interface of the package could
+// call. A cycle of calls proves nothing: the function's own recursive call is a caller that
+// does not exit.
 func (p *pkgChecker) callerExits(fn *types.Func) bool {
 	if v, ok := p.exits[fn]; ok {
 		return v
@@ -248,8 +249,8 @@ func mayLeave(info *types.Info, s ast.Stmt) bool {
 
 // exitBranch reports whether ifs tests errObj against nil and its branch for a non-nil
 // error (the body of err != nil, the else of err == nil) ends the process: no statement
-// before its last can leave it, and its last statement ends it, or returns the error (return err, return fmt.Errorf("…: %w", err))
-// from a function whose callers exit.
+// before its last can leave it, and its last statement ends it, or returns the error
+// (return err, return fmt.Errorf("…: %w", err)) from a function whose callers exit.
 func (p *pkgChecker) exitBranch(ifs *ast.IfStmt, errObj types.Object, in scope) bool {
 	info := p.pass.TypesInfo
 	cond, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)

@@ -13,7 +13,6 @@ type holdSummary struct {
 	param  int       // -1 the receiver, else the index of the parameter the lock is a field of
 	suffix string    // the lock's field path from it, as exprKey writes it (".mu")
 	verb   verbMatch // the lock's verb and mode: Lock, RLock, TryLock
-	text   string    // the lock's path from it, for messages (".mu")
 }
 
 // holdOf returns the summary of fn, a function of the package, when it returns holding a
@@ -114,12 +113,10 @@ func (w *walker) collectHold(c *holdCollector, before, after int) {
 		c.other = true // the receiver itself is the lock: t.Lock(), left to leadingverb
 		return
 	}
-	text := types.ExprString(recv)
 	c.found = append(c.found, &holdSummary{
 		param:  param,
 		suffix: strings.TrimPrefix(key, objID(root)),
 		verb:   w.a.verb,
-		text:   text[strings.Index(text, "."):],
 	})
 }
 
