@@ -101,8 +101,7 @@ func (p *pkgChecker) callerExits(fn *types.Func) bool {
 
 func (p *pkgChecker) computeCallerExits(fn *types.Func) bool {
 	sig := fn.Type().(*types.Signature)
-	res := sig.Results()
-	if res.Len() == 0 || !isError(res.At(res.Len()-1).Type()) {
+	if !returnsError(sig) {
 		return false
 	}
 	if fn.Exported() && p.pass.Pkg.Name() != "main" {

@@ -149,10 +149,10 @@ func declParamIndex(info *types.Info, fd *ast.FuncDecl, o types.Object) (int, bo
 // heldCandidate returns the acquisition a call of fn makes when fn returns holding a lock of
 // what the call passes it: c.lookup(k) holding c.mu, lockTable(t) holding t.mu.
 func (p *pkgChecker) heldCandidate(call *ast.CallExpr, fn *types.Func) (*acquisition, bool) {
-	if fn.Pkg() != p.pass.Pkg || p.collecting != nil && p.collecting.fd == p.decls[fn] {
+	if fn.Pkg() != p.pass.Pkg {
 		return nil, false
 	}
-	h := p.holdOf(fn)
+	h := p.holdOf(fn) // nil for the function being summarized: holdOf marks it first
 	if h == nil {
 		return nil, false
 	}
