@@ -63,10 +63,9 @@
 //     anything otherwise, has no summary. Returning the result on (return t.lookup(k)) or
 //     storing the holder (pending = append(pending, x)) hands it on. Not yet summarized: a
 //     function of another package, a lock of a generic type or an embedded mutex (t.Lock()),
-//     a function that returns holding what it got from another such call, and a try-lock
-//     whose results are named and returned bare; nor is the other mode's release evidence
-//     here (t.mu.Unlock() after t.rlookup(k)). No fix is offered: where the lock goes is
-//     the callee's contract.
+//     and a function that returns holding what it got from another such call; nor is the
+//     other mode's release evidence here (t.mu.Unlock() after t.rlookup(k)). No fix is
+//     offered: where the lock goes is the callee's contract.
 //   - the default table: ipam.ExecAdd and invoke.DelegateAdd (CNI), netlink.LinkAdd, etcd
 //     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp
 //     (and ioutil.TempFile), net.Listen, net.Dial, net.DialTimeout and a net.Dialer's Dial
@@ -209,9 +208,13 @@
 //     says it holds, as TryLock's; false failure), or a pointer, map, slice, channel,
 //     function or interface (nil says failure; anything else success). So try() (bool,
 //     error) that returns false, nil unlocked and true, nil locked is read by its bool. A
-//     return that holds it and says failure is still reported; so is every return when no
-//     result says failure at every release, or when a release needs a local of the function
-//     (m.ReleaseAddress(ip) for an ip it does not return): its caller could not release it.
+//     bare return of named results returns what the statements straight before it last
+//     assigned (ok = true; return), or the zero value when none did (false, nil); where a
+//     branch before it, a loop around it, a literal or a goto may have assigned the result,
+//     it says nothing. A return that holds it and says failure is still reported; so is
+//     every return when no result says failure at every release, or when a release needs
+//     a local of the function (m.ReleaseAddress(ip) for an ip it does not return): its
+//     caller could not release it.
 //   - handoff: returning the value, a closure that releases it or the release as a method
 //     value (return l.Unlock, nil), assigning it straight to a variable the function did
 //     not declare (a package variable, or in a literal the enclosing function's: conn, err

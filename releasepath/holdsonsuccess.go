@@ -3,7 +3,9 @@ package releasepath
 import (
 	"go/ast"
 	"go/constant"
+	"go/token"
 	"go/types"
+	"slices"
 )
 
 // An outcome is what a return says to its caller about one result: success or failure, or
@@ -38,7 +40,7 @@ func (w *walker) holdsOnSuccess(leaks []leak) []leak {
 		}
 		var kept []leak
 		for _, l := range leaks {
-			if l.ret == nil || len(l.ret.Results) != res.Len() || read(l.ret.Results[i], nil) != successOutcome {
+			if w.resultSays(l.ret, i, read, nil) != successOutcome {
 				kept = append(kept, l)
 			}
 		}
@@ -48,7 +50,8 @@ func (w *walker) holdsOnSuccess(leaks []leak) []leak {
 }
 
 // outcomeReader returns how a result of type t at index i says success or failure, given the
-// release (nil for a leak) the return follows; nil when a result of t says neither.
+// release (nil for a leak) the return follows; nil when a result of t says neither. A nil
+// expression is the result's zero value: a named result returned bare before anything set it.
 func (w *walker) outcomeReader(t types.Type, i int) func(e ast.Expr, rel *releaseCall) outcome {
 	info := w.p.pass.TypesInfo
 	res := w.sig.Results()
@@ -56,7 +59,7 @@ func (w *walker) outcomeReader(t types.Type, i int) func(e ast.Expr, rel *releas
 	case isError(t) && i == res.Len()-1:
 		return func(e ast.Expr, rel *releaseCall) outcome {
 			switch {
-			case isNilIdent(info, e):
+			case e == nil || isNilIdent(info, e):
 				return successOutcome
 			case w.nonNilError(e, &state{}), rel != nil && underErrorTest(info, rel):
 				return failureOutcome
@@ -67,6 +70,9 @@ func (w *walker) outcomeReader(t types.Type, i int) func(e ast.Expr, rel *releas
 		// true says it holds, as TryLock's does: a function that returns false holding
 		// the lock and true without it breaks every caller's reading.
 		return func(e ast.Expr, _ *releaseCall) outcome {
+			if e == nil {
+				return failureOutcome
+			}
 			switch c := info.Types[e].Value; {
 			case c == nil || c.Kind() != constant.Bool:
 				return unknownOutcome
@@ -77,13 +83,137 @@ func (w *walker) outcomeReader(t types.Type, i int) func(e ast.Expr, rel *releas
 		}
 	case nilable(t):
 		return func(e ast.Expr, _ *releaseCall) outcome {
-			if isNilIdent(info, e) {
+			if e == nil || isNilIdent(info, e) {
 				return failureOutcome
 			}
 			return successOutcome
 		}
 	}
 	return nil
+}
+
+// resultSays returns what result i of ret says, as read reads it, given the release (nil for
+// a leak) ret follows; unknown when ret is the end of the body or resultExpr cannot tell.
+func (w *walker) resultSays(ret *ast.ReturnStmt, i int, read func(ast.Expr, *releaseCall) outcome, rel *releaseCall) outcome {
+	e, ok := w.resultExpr(ret, i)
+	if !ok {
+		return unknownOutcome
+	}
+	return read(e, rel)
+}
+
+// resultExpr returns the expression result i of ret returns. For a bare return of named
+// results (ok = true; return) it is the one last assigned to the result on the statements
+// that lead straight to ret, or nil, the zero value, when none of them did. It is false when
+// the analyzer cannot tell: a branch or a loop around ret assigns the result, or a literal, a
+// goto or a multi-valued assignment (ok, err = try()) may.
+func (w *walker) resultExpr(ret *ast.ReturnStmt, i int) (ast.Expr, bool) {
+	res := w.sig.Results()
+	switch {
+	case ret == nil:
+		return nil, false
+	case len(ret.Results) == res.Len():
+		return ret.Results[i], true
+	case len(ret.Results) != 0 || hasGoto(w.body):
+		return nil, false
+	}
+	info := w.p.pass.TypesInfo
+	v := res.At(i)
+	assigns := func(n ast.Node) bool { return assignedIn(info, n)[v] }
+	inLit := false
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		if lit, ok := n.(*ast.FuncLit); ok && assigns(lit.Body) {
+			inLit = true // defer func() { ok = false }() changes what every return returns
+		}
+		return !inLit
+	})
+	if inLit {
+		return nil, false
+	}
+	path := pathTo(w.body, ret)
+	for k := len(path) - 2; k >= 0; k-- {
+		switch n := path[k].(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			if assigns(n) {
+				return nil, false // an earlier iteration may have assigned it after ret
+			}
+			continue
+		}
+		list, ok := stmtList(path[k])
+		if !ok {
+			if s, isStmt := path[k].(ast.Stmt); isStmt && initAssigns(s, assigns) {
+				return nil, false // if ok = try(); ok { return }
+			}
+			continue
+		}
+		switch path[k+1].(type) {
+		case *ast.CaseClause, *ast.CommClause:
+			continue // the other clauses are alternatives, not what ran before
+		}
+		j := slices.Index(list, path[k+1].(ast.Stmt))
+		for j--; j >= 0; j-- {
+			if a, ok := list[j].(*ast.AssignStmt); ok && a.Tok == token.ASSIGN && len(a.Lhs) == len(a.Rhs) {
+				for x, l := range a.Lhs {
+					if id, ok := ast.Unparen(l).(*ast.Ident); ok && info.Uses[id] == v {
+						return a.Rhs[x], true
+					}
+				}
+			}
+			if assigns(list[j]) && !returnsInside(list[j], assigns) {
+				return nil, false
+			}
+		}
+	}
+	return nil, true
+}
+
+// returnsInside reports whether s is an if without an else whose body assigns only where
+// it returns, its init aside: if e == nil { err = errNotFound; return } leaves err as it
+// was on the path past it.
+func returnsInside(s ast.Stmt, assigns func(ast.Node) bool) bool {
+	is, ok := s.(*ast.IfStmt)
+	if !ok || is.Else != nil || initAssigns(is, assigns) || len(is.Body.List) == 0 {
+		return false
+	}
+	_, ret := is.Body.List[len(is.Body.List)-1].(*ast.ReturnStmt)
+	return ret
+}
+
+// initAssigns reports whether the init statement of an if or a switch assigns what assigns
+// looks for.
+func initAssigns(s ast.Stmt, assigns func(ast.Node) bool) bool {
+	var init ast.Stmt
+	switch s := s.(type) {
+	case *ast.IfStmt:
+		init = s.Init
+	case *ast.SwitchStmt:
+		init = s.Init
+	case *ast.TypeSwitchStmt:
+		init = s.Init
+	}
+	return init != nil && assigns(init)
+}
+
+// pathTo returns the nodes from root down to n, both included; nil when root does not hold n.
+func pathTo(root, n ast.Node) []ast.Node {
+	var stack, found []ast.Node
+	ast.Inspect(root, func(x ast.Node) bool {
+		switch {
+		case found != nil:
+			return false
+		case x == nil:
+			stack = stack[:len(stack)-1]
+			return false
+		case x.Pos() > n.Pos() || x.End() < n.End():
+			return false
+		}
+		stack = append(stack, x)
+		if x == n {
+			found = slices.Clone(stack)
+		}
+		return true
+	})
+	return found
 }
 
 // releasesSay reports whether every release of a is followed by a return whose result i, as
@@ -98,8 +228,7 @@ func (w *walker) releasesSay(i int, read func(ast.Expr, *releaseCall) outcome, w
 			}
 			return false
 		}
-		ret := returnAfter(r)
-		if ret == nil || len(ret.Results) != w.sig.Results().Len() || read(ret.Results[i], r) != want {
+		if w.resultSays(returnAfter(r), i, read, r) != want {
 			return false
 		}
 	}

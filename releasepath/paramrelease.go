@@ -65,7 +65,7 @@ func (p *pkgChecker) paramRelease(a *acquisition, body *ast.BlockStmt) {
 }
 
 // assignedIn returns the variables body assigns or takes the address of.
-func assignedIn(info *types.Info, body *ast.BlockStmt) map[types.Object]bool {
+func assignedIn(info *types.Info, body ast.Node) map[types.Object]bool {
 	out := map[types.Object]bool{}
 	ast.Inspect(body, func(n ast.Node) bool {
 		var targets []ast.Expr

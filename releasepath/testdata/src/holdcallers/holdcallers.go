@@ -200,3 +200,25 @@ func handsOn(p *pair, k string) error {
 	p.mu.Unlock()
 	return nil
 }
+
+// tryNamed keeps t.mu where its named result, returned bare, is true.
+func (t *table) tryNamed() (ok bool) {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return
+	}
+	ok = true
+	return
+}
+
+func refreshNamed(t *table, k string) error {
+	if !t.tryNamed() {
+		return errBusy
+	}
+	if t.m[k] == nil {
+		return errStale // want `return may skip t.mu.Unlock \(tryNamed at line 216\)`
+	}
+	t.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,103 @@
+package holdsonsuccess
+
+// tryNamed returns its named result bare: false, its zero value, where it unlocks, and true,
+// as last assigned, where it keeps the lock.
+func (c *cache) tryNamed() (ok bool) {
+	c.mu.Lock()
+	if c.busy {
+		c.mu.Unlock()
+		return
+	}
+	ok = true
+	return
+}
+
+// lookupNamed keeps the lock where the entry it returns bare is not nil.
+func (c *cache) lookupNamed(k string) (e *entry, err error) {
+	c.mu.Lock()
+	e = c.m[k]
+	if e == nil {
+		c.mu.Unlock()
+		err = errNotFound
+		return
+	}
+	return
+}
+
+// tryNamedSetTrueFirst unlocks after setting true: the release says success, so the
+// holding return is reported.
+func (c *cache) tryNamedSetTrueFirst() (ok bool) {
+	c.mu.Lock()
+	ok = true
+	if c.busy {
+		c.mu.Unlock()
+		return
+	}
+	return // want `return may skip c.mu.Unlock \(Lock at line 30\)`
+}
+
+// tryNamedBranch sets the result in a branch before the return: what it returns there is
+// not known, so every holding return is reported.
+func (c *cache) tryNamedBranch() (ok bool) {
+	c.mu.Lock()
+	if c.busy {
+		c.mu.Unlock()
+		return
+	}
+	if !c.closed {
+		ok = true
+	}
+	return // want `return may skip c.mu.Unlock \(Lock at line 42\)`
+}
+
+// tryNamedDeferred has a deferred literal that assigns the result: no return says what it
+// returns.
+func (c *cache) tryNamedDeferred() (ok bool) {
+	defer func() { ok = ok && !c.closed }()
+	c.mu.Lock()
+	if c.busy {
+		c.mu.Unlock()
+		return
+	}
+	ok = true
+	return // want `return may skip c.mu.Unlock \(Lock at line 57\)`
+}
+
+// tryNamedLoop returns from inside a loop whose later statement assigns the result: an
+// earlier iteration may have set it.
+func (c *cache) tryNamedLoop(n int) (ok bool) {
+	c.mu.Lock()
+	for i := 0; i < n; i++ {
+		if c.busy {
+			c.mu.Unlock()
+			return
+		}
+		ok = true
+	}
+	return // want `return may skip c.mu.Unlock \(Lock at line 69\)`
+}
+
+// tryNamedInit sets the result in an if's init: not read, so the holding return is reported.
+func (c *cache) tryNamedInit() (ok bool) {
+	c.mu.Lock()
+	if ok = c.busy; ok {
+		c.mu.Unlock()
+		ok = false
+		return
+	}
+	ok = true
+	return
+}
+
+// tryNamedSwitch returns bare in a case: the clauses before it did not run.
+func (c *cache) tryNamedSwitch(n int) (ok bool) {
+	c.mu.Lock()
+	switch n {
+	case 0:
+		ok = true
+	case 1:
+		c.mu.Unlock()
+		return
+	}
+	return // want `return may skip c.mu.Unlock \(Lock at line 94\)`
+}
