@@ -52,20 +52,22 @@
 //     the lock, releases nothing but is evidence: c.mu.RLock(); v := c.m[k]; c.mu.Unlock();
 //     return v skips c.mu.RUnlock. A read lock whose type has no RUnlock is released by its
 //     Unlock (the lockfile of containers/storage).
-//   - holdcallers: a call of a function of the package that returns holding a lock of its
-//     receiver or of a parameter by contract (see holdsonsuccess: a try-lock, a lookup
-//     that returns its entry locked, a beginUpdate) takes that lock in the caller's terms:
-//     t.lookup(k) holds t.mu where its result says success (an entry, true, a nil error),
-//     and lockTable(x) holds x.mu. The caller releases it, on the evidence that it does on
-//     some path (t.mu.Unlock(), or a helper of the package that unlocks t.mu), and that
-//     lock only: x.other.Unlock() releases nothing of it. The lock is the one the function
-//     releases where it says failure; a function with two such locks, or one that leaks
-//     anything otherwise, has no summary. Returning the result on (return t.lookup(k)) or
-//     storing the holder (pending = append(pending, x)) hands it on. Not yet summarized: a
-//     function of another package, a lock of a generic type or an embedded mutex (t.Lock()),
-//     and a function that returns holding what it got from another such call; nor is the
-//     other mode's release evidence here (t.mu.Unlock() after t.rlookup(k)). No fix is
-//     offered: where the lock goes is the callee's contract.
+//   - holdcallers: a call of a function that returns holding a lock of its receiver or of
+//     a parameter by contract (see holdsonsuccess: a try-lock, a lookup that returns its
+//     entry locked, a beginUpdate) takes that lock in the caller's terms: t.lookup(k) holds
+//     t.mu where its result says success (an entry, true, a nil error), and lockTable(x)
+//     holds x.mu. The caller releases it, on the evidence that it does on some path
+//     (t.mu.Unlock(), or a helper that unlocks t.mu, such as another package's s.Done()),
+//     and that lock only: x.other.Unlock() releases nothing of it. The lock is the one the
+//     function releases where it says failure; a function with two such locks, or one that
+//     leaks anything otherwise, has no summary. An exported function's summary reaches
+//     other packages as a fact: a caller of store.Lookup(k) holds the store's unexported
+//     lock, which it releases through the store's Done. Returning the result on (return
+//     t.lookup(k)) or storing the holder (pending = append(pending, x)) hands it on. Not
+//     yet summarized: a lock of a generic type or an embedded mutex (t.Lock()), and a
+//     function that returns holding what it got from another such call; nor is the other
+//     mode's release evidence here (t.mu.Unlock() after t.rlookup(k)). No fix is offered:
+//     where the lock goes is the callee's contract.
 //   - the default table: ipam.ExecAdd and invoke.DelegateAdd (CNI), netlink.LinkAdd, etcd
 //     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp
 //     (and ioutil.TempFile), net.Listen, net.Dial, net.DialTimeout and a net.Dialer's Dial

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/ctrlflow"
 	"golang.org/x/tools/go/analysis/passes/inspect"
 	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/types/typeutil"
@@ -17,7 +18,8 @@ import (
 
 // factsAnalyzer exports, for each exported function of every package, what the function
 // releases of its parameters and receiver, so that a release through another package's
-// helper counts: defer util.CloseQuietly(f). It is the ctrlflow of lostcancel's layout:
+// helper counts: defer util.CloseQuietly(f), and the lock it returns holding, so that its
+// callers carry it: s.Lookup(k) … s.Done(). It is the ctrlflow of lostcancel's layout:
 // releasepath requires it and reads its result, declares no facts of its own, and so its
 // testdata needs no fact expectations.
 //
@@ -26,9 +28,9 @@ import (
 // helper was compiled.
 var factsAnalyzer = &analysis.Analyzer{
 	Name:       "releasefacts",
-	Doc:        "export what each function releases of its parameters, for releasepath",
+	Doc:        "export what each function releases of its parameters and returns holding, for releasepath",
 	URL:        "https://pkg.go.dev/github.com/safereconcile/safereconcile/releasepath",
-	Requires:   []*analysis.Analyzer{inspect.Analyzer},
+	Requires:   []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer},
 	Run:        runFacts,
 	FactTypes:  []analysis.Fact{new(releasesFact)},
 	ResultType: reflect.TypeFor[importedSummaries](),
@@ -43,8 +45,18 @@ var factsAnalyzer = &analysis.Analyzer{
 // another package could not call are dropped.
 type releasesFact struct {
 	Releases map[int][][2]string
-	Keeps    []int // the parameters it keeps away ([keptAway]), -1 the receiver
-	Stores   []int // the parameters it stores in its receiver ([storedInRecv])
+	Keeps    []int     // the parameters it keeps away ([keptAway]), -1 the receiver
+	Stores   []int     // the parameters it stores in its receiver ([storedInRecv])
+	Holds    *heldLock // the lock it returns holding by contract ([holdSummary]), if any
+}
+
+// heldLock is a [holdSummary] as a fact: the lock of parameter Param (-1 the receiver) at
+// field path Path (".mu") that the function returns holding where a result says success,
+// taken by Verb ("Lock", "RLock") and released by Releases or RelVerbs.
+type heldLock struct {
+	Param              int
+	Path, Verb         string
+	Releases, RelVerbs []string
 }
 
 func (*releasesFact) AFact() {}
@@ -86,6 +98,13 @@ func (f *releasesFact) String() string {
 		}
 		out += " stores(" + strings.Join(ss, " ") + ")"
 	}
+	if h := f.Holds; h != nil {
+		param := fmt.Sprint(h.Param)
+		if h.Param < 0 {
+			param = "recv"
+		}
+		out += " holds(" + param + h.Path + ":" + h.Verb + ")"
+	}
 	return out
 }
 
@@ -105,6 +124,9 @@ func summaryOf(f *releasesFact) *wrapperInfo {
 				wi.names[i] = append(wi.names[i], nf)
 			}
 		}
+	}
+	if h := f.Holds; h != nil {
+		wi.hold = &holdSummary{param: h.Param, path: h.Path, verb: verbMatch{verb: h.Verb, releases: h.Releases, relVerbs: h.RelVerbs, kind: scoped}}
 	}
 	return wi
 }
@@ -172,11 +194,27 @@ func runFacts(pass *analysis.Pass) (any, error) {
 			}
 		}
 	}
+	// The lock a function returns holding is what its body's check finds (holdOf), so it
+	// takes a checker of the whole analysis, configured as the default Analyzer: a
+	// configured pair is the checking package's.
+	var holds *pkgChecker
 	for fn := range p.decls {
 		if !fn.Exported() {
 			continue // a fact on it would not leave the package
 		}
-		if f := factOf(p.wrapper(fn)); f != nil {
+		f := factOf(p.wrapper(fn))
+		if mayHold(pass.TypesInfo, p.decls[fn]) {
+			if holds == nil {
+				holds, _ = newPkgChecker(pass, &config{}, pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs), read)
+			}
+			if h := holds.holdOf(fn); h != nil {
+				if f == nil {
+					f = &releasesFact{}
+				}
+				f.Holds = &heldLock{Param: h.param, Path: h.path, Verb: h.verb.verb, Releases: h.verb.releases, RelVerbs: h.verb.relVerbs}
+			}
+		}
+		if f != nil {
 			pass.ExportObjectFact(fn, f)
 		}
 	}

@@ -3,16 +3,15 @@ package releasepath
 import (
 	"go/ast"
 	"go/types"
-	"strings"
 )
 
 // A holdSummary says that a function of the package returns holding a lock of its receiver
 // or of a parameter where one of its results says success (holdsOnSuccess): a try-lock, a
 // lookup that returns its entry with the table locked. Its callers carry the obligation.
 type holdSummary struct {
-	param  int       // -1 the receiver, else the index of the parameter the lock is a field of
-	suffix string    // the lock's field path from it, as exprKey writes it (".mu")
-	verb   verbMatch // the lock's verb and mode: Lock, RLock, TryLock
+	param int       // -1 the receiver, else the index of the parameter the lock is a field of
+	path  string    // the names of the lock's fields from it (".mu"), as fieldPath writes them
+	verb  verbMatch // the lock's verb and mode: Lock, RLock, TryLock
 }
 
 // holdOf returns the summary of fn, a function of the package, when it returns holding a
@@ -98,9 +97,12 @@ func (w *walker) collectHold(c *holdCollector, before, after int) {
 	}
 	info := w.p.pass.TypesInfo
 	recv := receiver(info, w.a.call)
-	root := rootObj(info, recv)
-	key, ok := recvKeyOf(info, w.a.call)
-	if recv == nil || root == nil || !ok {
+	if recv == nil {
+		c.other = true
+		return
+	}
+	root, path, ok := fieldPath(info, ast.Unparen(recv))
+	if !ok {
 		c.other = true
 		return
 	}
@@ -113,11 +115,7 @@ func (w *walker) collectHold(c *holdCollector, before, after int) {
 		c.other = true // the receiver itself is the lock: t.Lock(), left to leadingverb
 		return
 	}
-	c.found = append(c.found, &holdSummary{
-		param:  param,
-		suffix: strings.TrimPrefix(key, objID(root)),
-		verb:   w.a.verb,
-	})
+	c.found = append(c.found, &holdSummary{param: param, path: path, verb: w.a.verb})
 }
 
 // declParamIndex returns the index of o among fd's parameters, -1 for its receiver.
@@ -149,10 +147,14 @@ func declParamIndex(info *types.Info, fd *ast.FuncDecl, o types.Object) (int, bo
 // heldCandidate returns the acquisition a call of fn makes when fn returns holding a lock of
 // what the call passes it: c.lookup(k) holding c.mu, lockTable(t) holding t.mu.
 func (p *pkgChecker) heldCandidate(call *ast.CallExpr, fn *types.Func) (*acquisition, bool) {
-	if fn.Pkg() != p.pass.Pkg {
-		return nil, false
+	var h *holdSummary
+	if fn = fn.Origin(); fn.Pkg() == nil {
+		return nil, false // error.Error
+	} else if fn.Pkg() == p.pass.Pkg {
+		h = p.holdOf(fn) // nil for the function being summarized: holdOf marks it first
+	} else if wi := p.imported(fn); wi != nil {
+		h = wi.hold // from its package's fact
 	}
-	h := p.holdOf(fn) // nil for the function being summarized: holdOf marks it first
 	if h == nil {
 		return nil, false
 	}
@@ -170,7 +172,13 @@ func (a *acquisition) bindHeld(info *types.Info) bool {
 	if !ok {
 		return false
 	}
-	a.recvKey = k + a.held.suffix
+	// The field names are looked up in the callee's package, which may be another: a
+	// caller of store.Lookup holds s.mu though it could not name it.
+	suffix, ok := resolveFields(info.TypeOf(e), a.fn.Pkg(), a.held.path)
+	if !ok {
+		return false
+	}
+	a.recvKey = k + suffix
 	a.recvIsResource = false
 	return true
 }

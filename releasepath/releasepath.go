@@ -125,24 +125,11 @@ func run(pass *analysis.Pass, c *config) (any, error) {
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	cfgs := pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs)
 	imported := pass.ResultOf[factsAnalyzer].(importedSummaries)
-	p := &pkgChecker{pass: pass, cfg: c, cfgs: cfgs, pairs: map[string]*pair{}, imported: func(fn *types.Func) *wrapperInfo { return imported[fn] }}
-	for i := range defaultPairs {
-		p.pairs[defaultPairs[i].acquire] = &defaultPairs[i]
-	}
-	for i := range c.pairs {
-		p.pairs[c.pairs[i].acquire] = &c.pairs[i]
-	}
-	skip := map[*token.File]bool{}
+	p, skip := newPkgChecker(pass, c, cfgs, func(fn *types.Func) *wrapperInfo { return imported[fn] })
 	for _, f := range pass.Files {
-		tf := pass.Fset.File(f.Pos())
-		if tf == nil {
-			continue
+		if !skip[pass.Fset.File(f.Pos())] {
+			reportReasonless(pass, f)
 		}
-		if ast.IsGenerated(f) {
-			skip[tf] = true
-			continue
-		}
-		p.indexFile(f)
 	}
 	ins.WithStack([]ast.Node{(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
 		if !push || skip[pass.Fset.File(n.Pos())] {
@@ -208,6 +195,32 @@ type pkgChecker struct {
 	actions    map[ast.Expr]bool                                // what the package stores as a command-line action (actionSlots)
 }
 
+// newPkgChecker returns the checker of pass's package, configured by c, with the files it
+// checks indexed, and the files it skips: generated ones, which are neither checked nor
+// summarized. imported reads another package's summaries.
+func newPkgChecker(pass *analysis.Pass, c *config, cfgs *ctrlflow.CFGs, imported func(*types.Func) *wrapperInfo) (*pkgChecker, map[*token.File]bool) {
+	p := &pkgChecker{pass: pass, cfg: c, cfgs: cfgs, pairs: map[string]*pair{}, imported: imported}
+	for i := range defaultPairs {
+		p.pairs[defaultPairs[i].acquire] = &defaultPairs[i]
+	}
+	for i := range c.pairs {
+		p.pairs[c.pairs[i].acquire] = &c.pairs[i]
+	}
+	skip := map[*token.File]bool{}
+	for _, f := range pass.Files {
+		tf := pass.Fset.File(f.Pos())
+		if tf == nil {
+			continue
+		}
+		if ast.IsGenerated(f) {
+			skip[tf] = true
+			continue
+		}
+		p.indexFile(f)
+	}
+	return p, skip
+}
+
 // addDecl records fd, the declaration of fn, for the summaries.
 func (p *pkgChecker) addDecl(fn *types.Func, fd *ast.FuncDecl) {
 	if p.decls == nil {
@@ -236,9 +249,18 @@ func (p *pkgChecker) indexFile(f *ast.File) {
 				l := tf.Line(c.Pos())
 				lines[l] = append(lines[l], c.Text)
 			}
+		}
+	}
+	p.comments[tf] = lines
+}
+
+// reportReasonless reports each //releasepath:ok of f that gives no reason. As staticcheck
+// does for //lint:ignore: a suppression must say why.
+func reportReasonless(pass *analysis.Pass, f *ast.File) {
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
 			if rest, ok := directiveRest(c.Text, "releasepath:ok"); ok && strings.TrimSpace(rest) == "" {
-				// As staticcheck does for //lint:ignore: a suppression must say why.
-				p.pass.Report(analysis.Diagnostic{
+				pass.Report(analysis.Diagnostic{
 					Pos:      c.Pos(),
 					End:      c.End(),
 					Category: "directive",
@@ -247,5 +269,4 @@ func (p *pkgChecker) indexFile(f *ast.File) {
 			}
 		}
 	}
-	p.comments[tf] = lines
 }

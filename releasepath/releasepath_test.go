@@ -14,7 +14,7 @@ import (
 // one for each exported function that releases something of a parameter or its receiver,
 // none for one that only reads it or cannot be called from outside.
 func TestFactsSummarizeWhatExportedFunctionsRelease(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), releasepath.FactsAnalyzer, "wrapper/closers")
+	analysistest.Run(t, analysistest.TestData(), releasepath.FactsAnalyzer, "wrapper/closers", "holdcallers/store")
 }
 
 // TestBroadTierReportsWhatTheDefaultKeepsSilent checks the opt-in tier on package broad:

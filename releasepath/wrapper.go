@@ -54,6 +54,9 @@ type wrapperInfo struct {
 	// (keptAway), or stores them in a field of its receiver (storedInRecv), itself or
 	// through a function that does.
 	keeps map[int]keep
+	// hold is the lock the function returns holding by contract, read from another
+	// package's fact; a function of this package has its own ([pkgChecker.holdOf]).
+	hold *holdSummary
 }
 
 // keep says how a function keeps a parameter beyond the call.

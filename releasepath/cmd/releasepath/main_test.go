@@ -272,9 +272,9 @@ func TestImporterOfIllTypedPackageIsNotAnalyzed(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{
 		"ctrlflow@broken":         "analysis skipped due to errors in package",
-		"releasefacts@broken":     "analysis skipped due to errors in package",
+		"releasefacts@broken":     "failed prerequisites: ctrlflow@example.com/m/broken",
 		"ctrlflow@usesbroken":     "failed prerequisites: ctrlflow@example.com/m/broken",
-		"releasefacts@usesbroken": "failed prerequisites: releasefacts@example.com/m/broken",
+		"releasefacts@usesbroken": "failed prerequisites: ctrlflow@example.com/m/usesbroken, releasefacts@example.com/m/broken",
 		"releasepath@usesbroken":  "failed prerequisites: ctrlflow@example.com/m/usesbroken, releasefacts@example.com/m/usesbroken",
 	}, errs)
 }
