@@ -84,7 +84,7 @@ func (p *pkgChecker) closureCallReleases(a *acquisition, all []callInfo, body *a
 		}
 		params := litParams(info, lit)
 		for _, r := range a.releases {
-			if !within(lit.Body, r.call) || !unconditional(info, r.stack, lit.Body, r.call) {
+			if !within(lit.Body, r.call) || !unconditional(info, r.stack, lit.Body, r.call, nil) {
 				continue // func() { if verbose { s.mu.Unlock() } }: a call may release nothing
 			}
 			if p.passesRelease(a, c.call, r, params) {
@@ -161,8 +161,9 @@ func (w *walker) capturedRelease(lit *ast.FuncLit) bool {
 // unconditional reports whether call, with its ancestors stack, runs whenever body (one of
 // them) runs: no loop, switch, select or function literal between them, not the right of
 // an && or ||, and no if unless call is in its init or condition or under a nil guard (if c
-// != nil { c.Close() }).
-func unconditional(info *types.Info, stack []ast.Node, body ast.Node, call *ast.CallExpr) bool {
+// != nil { c.Close() }) or a test of a flag in trueFlags, which a summary assumes true (if
+// freeTurn { p.freeTurn() }).
+func unconditional(info *types.Info, stack []ast.Node, body ast.Node, call *ast.CallExpr, trueFlags map[types.Object]bool) bool {
 	in := false
 	for _, n := range stack {
 		if n == body {
@@ -181,7 +182,7 @@ func unconditional(info *types.Info, stack []ast.Node, body ast.Node, call *ast.
 				return false // verbose || c.Close() == nil may not evaluate it
 			}
 		case *ast.IfStmt:
-			if within(n.Body, call) && comparesToNil(info, n.Cond) {
+			if within(n.Body, call) && (comparesToNil(info, n.Cond) || isTrueFlag(info, n.Cond, trueFlags)) {
 				continue
 			}
 			if within(n.Body, call) || (n.Else != nil && within(n.Else, call)) {

@@ -234,10 +234,54 @@ func (w *walker) guardOf(lit *ast.FuncLit, r *ast.CallExpr) (condRelease, deferG
 		stack = append(stack, n)
 		return true
 	})
+	// An early return of lit before r is a condition on r too: if skip { return }; f.Close()
+	// releases where skip is false.
+	for _, end := range bodyEnds(lit.Body) {
+		ret, ok := end.(*ast.ReturnStmt)
+		if !ok || ret.End() > r.Pos() || guard == deferUnrelated {
+			continue // after r, or r's own: return l.Unlock()
+		}
+		is, exclusive := earlyReturn(lit.Body, ret, r)
+		if exclusive || is == nil {
+			continue // if f == nil { return } else { f.Close() }: the if above read it
+		}
+		// A condition the search follows (if err == nil { return }) puts r where it does
+		// not hold. Any other is the author's exception, which the closure knows and the
+		// search does not (cilium/ebpf keeps the cgroup file open where the link it returns
+		// holds it: if _, ok := cg.(*progAttachCgroup); ok { return }): r still counts.
+		switch c, g := w.releaseCond(info, is.Cond, false); {
+		case g == deferConditional && guard == deferUnconditional:
+			found, guard = c, g
+		case g == deferConditional:
+			guard = deferUnrelated // two conditions
+		}
+	}
 	if guard == deferConditional {
 		found = w.markNamed(found)
 	}
 	return found, guard
+}
+
+// earlyReturn returns the if, without an else, whose body ends with ret, a return of body
+// before r, when it is a statement of a block around r: if err == nil { return } … r.
+// exclusive says that ret and r sit in branches of which one runs, and the if is nil when
+// ret is any other return before r.
+func earlyReturn(body *ast.BlockStmt, ret *ast.ReturnStmt, r *ast.CallExpr) (is *ast.IfStmt, exclusive bool) {
+	retPath, rPath := pathTo(body, ret), pathTo(body, r)
+	if exclusiveBranches(retPath, rPath) {
+		return nil, true
+	}
+	n := len(retPath)
+	if n < 4 {
+		return nil, false
+	}
+	blk, _ := retPath[n-2].(*ast.BlockStmt)
+	is, _ = retPath[n-3].(*ast.IfStmt)
+	outer, _ := retPath[n-4].(*ast.BlockStmt)
+	if blk == nil || is == nil || is.Else != nil || blk.List[len(blk.List)-1] != ret || outer == nil || !within(outer, r) {
+		return nil, false
+	}
+	return is, false
 }
 
 // releaseCond reads the condition of an if around a deferred release, taken when it is

@@ -153,7 +153,15 @@
 //     it is non-nil; if err == nil only where err is nil), or both (if err != nil && created,
 //     where every term holds: buildkit deletes a lease it created when the update fails);
 //     under any other condition it does not count: defer func() { if verbose { f.Close() }
-//     }(), nor if err != nil && verbose.
+//     }(), nor if err != nil && verbose. A return of the closure before the release under
+//     such a condition is one too: if err == nil { return } leaves it to where err is
+//     non-nil. Under any other (if _, ok := cg.(*progAttachCgroup); ok { return }, which
+//     keeps a file the result holds), the exception is the closure's own, and the release
+//     counts.
+//   - calledliteral: a function literal called where it is written releases when every path
+//     through it does, searched as the function is: func() { if err := use(f); err != nil
+//     { f.Close() } else { f.Close() } }(). One that returns before its release where n is
+//     0 (func() { if n == 0 { return }; f.Close() }()) releases nothing there.
 //   - paramrelease: a release through the parameter of a literal called where it is
 //     written: defer func(f *os.File) { f.Close() }(x), and the receiver's lock through a
 //     parameter passed its root: defer func(fs *T) { fs.mu.Unlock() }(fs). A parameter the
@@ -189,6 +197,14 @@
 //     releases it, whatever it takes and gives back in between (grpc's
 //     resetTransportAndUnlock: unlock, dial, lock, count, unlock), called or started in a
 //     go statement (go c.resetAndUnlock() hands the held lock to the goroutine).
+//   - releaseflag: a helper that releases under a bool parameter of its own, which it never
+//     assigns (if freeTurn { p.freeTurn() }), before every return where the parameter is
+//     true, itself or by passing it on (p.removeConn(cn, freeTurn)), releases at a call
+//     that passes the constant true: p.putConn(cn, true) gives back the turn of
+//     p.semaphore.TryAcquire(), and p.putConn(cn, false) nothing. Another package's helper
+//     counts by its fact: defer closers.CloseIf(f, true). A helper that tests the negation
+//     (if !keepTurn), assigns the flag, or returns before the release where it is true
+//     says nothing.
 //   - closurevar: a local variable bound once to a function literal, never assigned again
 //     or address-taken, releases as its literal does when the literal releases whenever it
 //     runs (no condition but a nil guard): defer closeIt(f) for closeIt := func(c

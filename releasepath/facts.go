@@ -48,6 +48,9 @@ type releasesFact struct {
 	Keeps    []int     // the parameters it keeps away ([keptAway]), -1 the receiver
 	Stores   []int     // the parameters it stores in its receiver ([storedInRecv])
 	Holds    *heldLock // the lock it returns holding by contract ([holdSummary]), if any
+	// WhenTrue lists, per bool parameter, the releases it makes as Releases does when that
+	// parameter is true (releaseflag).
+	WhenTrue map[int]map[int][][2]string
 }
 
 // heldLock is a [holdSummary] as a fact: the lock of parameter Param (-1 the receiver) at
@@ -98,6 +101,14 @@ func (f *releasesFact) String() string {
 		}
 		out += " stores(" + strings.Join(ss, " ") + ")"
 	}
+	var flags []int
+	for k := range f.WhenTrue {
+		flags = append(flags, k)
+	}
+	slices.Sort(flags)
+	for _, k := range flags {
+		out += fmt.Sprintf(" when(%d)%s", k, strings.TrimPrefix((&releasesFact{Releases: f.WhenTrue[k]}).String(), "releases"))
+	}
 	if h := f.Holds; h != nil {
 		param := fmt.Sprint(h.Param)
 		if h.Param < 0 {
@@ -111,7 +122,7 @@ func (f *releasesFact) String() string {
 // summaryOf turns a fact back into the summary the wrapper rules read: each release counts
 // for the parameter it is made on, and for its field path.
 func summaryOf(f *releasesFact) *wrapperInfo {
-	wi := &wrapperInfo{names: map[int][][2]string{}, fields: f.Releases, keeps: map[int]keep{}}
+	wi := &wrapperInfo{names: map[int][][2]string{}, fields: f.Releases, whenTrue: f.WhenTrue, keeps: map[int]keep{}}
 	for _, i := range f.Stores {
 		wi.keeps[i] = storedInRecv
 	}
@@ -137,12 +148,14 @@ func factOf(wi *wrapperInfo) *releasesFact {
 	if wi == nil {
 		return nil
 	}
-	out := map[int][][2]string{}
-	for i, rs := range wi.fields {
-		for _, r := range rs {
-			if token.IsExported(r[1]) {
-				out[i] = append(out[i], r)
+	out := exportedReleases(wi.fields)
+	var whenTrue map[int]map[int][][2]string
+	for k, byParam := range wi.whenTrue {
+		if rels := exportedReleases(byParam); len(rels) > 0 {
+			if whenTrue == nil {
+				whenTrue = map[int]map[int][][2]string{}
 			}
+			whenTrue[k] = rels
 		}
 	}
 	var keeps, stores []int
@@ -156,10 +169,23 @@ func factOf(wi *wrapperInfo) *releasesFact {
 	}
 	slices.Sort(keeps)
 	slices.Sort(stores)
-	if len(out) == 0 && len(keeps) == 0 && len(stores) == 0 {
+	if len(out) == 0 && len(keeps) == 0 && len(stores) == 0 && len(whenTrue) == 0 {
 		return nil
 	}
-	return &releasesFact{Releases: out, Keeps: keeps, Stores: stores}
+	return &releasesFact{Releases: out, Keeps: keeps, Stores: stores, WhenTrue: whenTrue}
+}
+
+// exportedReleases returns the releases of fields whose names another package could call.
+func exportedReleases(fields map[int][][2]string) map[int][][2]string {
+	out := map[int][][2]string{}
+	for i, rs := range fields {
+		for _, r := range rs {
+			if token.IsExported(r[1]) {
+				out[i] = append(out[i], r)
+			}
+		}
+	}
+	return out
 }
 
 // importedSummaries is factsAnalyzer's result: the summaries of the other packages'

@@ -108,7 +108,7 @@ func (w *walker) releasesWhenRun(lit *ast.FuncLit) bool {
 			}
 			continue
 		}
-		for i, ok := range dominated(info, callInfo{call: r.call, stack: r.stack}, lit.Body, ends) {
+		for i, ok := range dominated(info, callInfo{call: r.call, stack: r.stack}, lit.Body, ends, nil) {
 			covered[i] = covered[i] || ok
 		}
 	}
@@ -150,6 +150,45 @@ func (w *walker) litReleases(lit *ast.FuncLit) []*ast.CallExpr {
 		return true
 	})
 	return out
+}
+
+// calledLitReleases reports whether lit, called where it is written, releases a whenever it
+// runs: a release under no condition but a guard, with no return of lit before it (func()
+// { if acquired { defer p.Release() }; run(b) }()), or, searched through lit's own graph
+// as the function's is, a release on every path to its ends (func() { if err := use(); err
+// != nil { p.removeConn(cn, true) } else { p.putConn(cn, true) } }()). func() { if n == 0
+// { return }; f.Close() }() keeps f where n is 0.
+func (w *walker) calledLitReleases(lit *ast.FuncLit) bool {
+	rels := w.litReleases(lit)
+	if len(rels) == 0 {
+		return false
+	}
+	for _, r := range rels {
+		// A release under no condition but a guard (if acquired { defer p.Release() }), with
+		// no return of lit before it.
+		if _, g := w.guardOf(lit, r); g == deferUnconditional && !returnsBefore(lit.Body, r.Pos()) {
+			return true
+		}
+	}
+	sig, _ := w.p.pass.TypesInfo.TypeOf(lit).(*types.Signature)
+	g := w.p.cfgs.FuncLit(lit)
+	if sig == nil || g == nil || len(g.Blocks) == 0 {
+		return false
+	}
+	sub := &walker{p: w.p, a: w.a, sig: sig, g: g, body: lit.Body, fnNode: lit, reported: map[token.Pos]bool{}}
+	sub.prepare()
+	sub.block(g.Blocks[0], 0, newState(false))
+	return len(sub.leaks) == 0
+}
+
+// returnsBefore reports whether body has a return of its own that ends before pos.
+func returnsBefore(body *ast.BlockStmt, pos token.Pos) bool {
+	for _, end := range bodyEnds(body) {
+		if _, ok := end.(*ast.ReturnStmt); ok && end.End() <= pos {
+			return true
+		}
+	}
+	return false
 }
 
 // compositeHandOff reports whether passing arg to call hands the acquired value on: arg is a

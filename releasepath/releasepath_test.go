@@ -32,6 +32,7 @@ func TestBroadTierReportsWhatTheDefaultKeepsSilent(t *testing.T) {
 func TestAnalyzer(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), releasepath.Analyzer,
 		"addresshold",
+		"calledliteral",
 		"callerexits",
 		"callerexits/lib",
 		"cliaction",
@@ -51,6 +52,7 @@ func TestAnalyzer(t *testing.T) {
 		"receiverowned",
 		"holdsonsuccess",
 		"holdcallers",
+		"releaseflag",
 		"failurebranch",
 		"leadingverb",
 		"leaks",

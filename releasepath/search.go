@@ -31,6 +31,12 @@ type state struct {
 	tested  map[types.Object]bool // steady bool variables and the edge this path took at a test of each
 }
 
+// newState returns the state at the start of a search; errLive says whether the
+// acquisition's error is live there.
+func newState(errLive bool) state {
+	return state{errLive: errLive, flags: map[types.Object]bool{}, aliases: map[types.Object]bool{}, clos: map[types.Object]bool{}, tested: map[types.Object]bool{}}
+}
+
 func (s state) clone() state {
 	c := s
 	c.nilErr = slices.Clone(s.nilErr)
@@ -115,7 +121,9 @@ type leak struct {
 // not seen, at most this many times.
 const maxStatesPerBlock = 16
 
-func (w *walker) run() {
+// prepare sets up what the search reads of the function: the releases, the bool variables,
+// the switch tags and the calls that never return.
+func (w *walker) prepare() {
 	w.rels = map[*ast.CallExpr]bool{}
 	for _, r := range w.a.releases {
 		w.rels[r.call] = true
@@ -141,6 +149,10 @@ func (w *walker) run() {
 			}
 		}
 	}
+}
+
+func (w *walker) run() {
+	w.prepare()
 	// Find the block and node that hold the acquisition.
 	var start *cfg.Block
 	idx := -1
@@ -161,7 +173,7 @@ func (w *walker) run() {
 	if start == nil {
 		return // unreachable acquisition
 	}
-	st := state{errLive: w.a.errObj != nil, flags: map[types.Object]bool{}, aliases: map[types.Object]bool{}, clos: map[types.Object]bool{}, tested: map[types.Object]bool{}}
+	st := newState(w.a.errObj != nil)
 	w.initialDefers(&st)
 	if w.deferredBefore && !w.reassignedAfter() {
 		return
@@ -369,13 +381,9 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 				verdict = released
 				return false
 			}
-			if lit, ok := ast.Unparen(x.Fun).(*ast.FuncLit); ok {
-				for _, r := range w.litReleases(lit) {
-					if _, g := w.guardOf(lit, r); g == deferUnconditional {
-						verdict = released // func() { release }(), func() { defer release; … }()
-						return false
-					}
-				}
+			if lit, ok := ast.Unparen(x.Fun).(*ast.FuncLit); ok && w.calledLitReleases(lit) {
+				verdict = released // func() { release }(), func() { if … { release } else { release } }()
+				return false
 			}
 			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok {
 				if o := info.Uses[id]; o != nil && st.clos[o] {

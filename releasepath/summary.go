@@ -46,6 +46,9 @@ type fieldScan struct {
 	covered map[fieldRelease][]bool
 	order   []fieldRelease
 	events  map[fieldSite][]siteEvent
+	// trueFlags are the bool parameters the summary assumes true (releaseflag): a test of
+	// one is no condition, and passing one on passes true.
+	trueFlags map[types.Object]bool
 }
 
 // fieldReleases computes wrapperInfo.fields for decl: the releases it makes on a parameter
@@ -56,8 +59,13 @@ type fieldScan struct {
 // holding it and left with it released releases it, whatever it takes and gives back in
 // between.
 func (p *pkgChecker) fieldReleases(decl *ast.FuncDecl, params map[types.Object]int) map[int][][2]string {
+	return p.fieldReleasesIf(decl, params, nil)
+}
+
+// fieldReleasesIf is fieldReleases with the flags of trueFlags assumed true.
+func (p *pkgChecker) fieldReleasesIf(decl *ast.FuncDecl, params map[types.Object]int, trueFlags map[types.Object]bool) map[int][][2]string {
 	s := &fieldScan{p: p, info: p.pass.TypesInfo, decl: decl, params: params,
-		covered: map[fieldRelease][]bool{}, events: map[fieldSite][]siteEvent{}}
+		covered: map[fieldRelease][]bool{}, events: map[fieldSite][]siteEvent{}, trueFlags: trueFlags}
 	calls := collectCalls(s.info, decl.Body, false, func(call *ast.CallExpr, fn *types.Func) bool {
 		_, lit := ast.Unparen(call.Fun).(*ast.FuncLit)
 		return s.onParam(call, fn) || lit
@@ -137,7 +145,7 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 		var more []callInfo
 		if len(c.call.Args) == 0 && len(c.stack) > 0 && isDefer(c.stack[len(c.stack)-1]) {
 			for _, in := range collectCalls(s.info, lit.Body, false, s.onParam) {
-				if unconditional(s.info, in.stack, lit.Body, in.call) {
+				if unconditional(s.info, in.stack, lit.Body, in.call, s.trueFlags) {
 					more = append(more, callInfo{call: c.call, fn: in.fn, stack: c.stack, inner: in.call})
 				}
 			}
@@ -148,7 +156,7 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 	if c.inner != nil {
 		call = c.inner
 	}
-	dom := dominated(s.info, c, s.decl.Body, s.ends)
+	dom := dominated(s.info, c, s.decl.Body, s.ends, s.trueFlags)
 	defers := c.inner != nil || (len(c.stack) > 0 && isDefer(c.stack[len(c.stack)-1]))
 	if site, ok := s.atRecv(call); ok {
 		name := c.fn.Name()
@@ -175,12 +183,13 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 			s.release(fieldSite{site.idx, site.path + x[0]}, x[1], c, dom, defers)
 		}
 	}
+	fields := inner.fieldsAt(s.info, call, s.trueFlags)
 	if site, ok := s.atRecv(call); ok {
-		through(site, inner.fields[-1])
+		through(site, fields[-1])
 	}
 	for j, arg := range call.Args {
 		if site, ok := s.at(arg); ok {
-			through(site, inner.fields[j])
+			through(site, fields[j])
 		}
 	}
 	return nil
@@ -225,7 +234,7 @@ func (s *fieldScan) holds(site fieldSite, name string) bool {
 	// (not t.bump(), nor an RUnlock before a Lock, nor a release under a condition).
 	for _, a := range acqs {
 		if !slices.ContainsFunc(rels, func(r siteEvent) bool {
-			return !r.defers && before(s.info, r.c, s.decl.Body, a.c.call.Pos())
+			return !r.defers && before(s.info, r.c, s.decl.Body, a.c.call.Pos(), s.trueFlags)
 		}) {
 			return true
 		}
@@ -261,7 +270,7 @@ func (s *fieldScan) balancedInBlock(a siteEvent, rels []siteEvent) bool {
 	for j := len(a.c.stack) - 1; j >= 0; j-- {
 		if b, ok := blockish(a.c.stack[j]); ok {
 			return slices.ContainsFunc(rels, func(r siteEvent) bool {
-				return !r.defers && r.c.call.Pos() > a.c.call.Pos() && before(s.info, r.c, s.decl.Body, lastPos(b))
+				return !r.defers && r.c.call.Pos() > a.c.call.Pos() && before(s.info, r.c, s.decl.Body, lastPos(b), s.trueFlags)
 			})
 		}
 	}

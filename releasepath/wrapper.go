@@ -54,6 +54,10 @@ type wrapperInfo struct {
 	// (keptAway), or stores them in a field of its receiver (storedInRecv), itself or
 	// through a function that does.
 	keeps map[int]keep
+	// whenTrue lists, per bool parameter, the field releases the function makes on every
+	// path when that parameter is true and not otherwise, as fields does (releaseflag):
+	// putConn(ctx, cn, freeTurn bool) releases the receiver's .semaphore when freeTurn is.
+	whenTrue map[int]map[int][][2]string
 	// hold is the lock the function returns holding by contract, read from another
 	// package's fact; a function of this package has its own ([pkgChecker.holdOf]).
 	hold *holdSummary
@@ -140,9 +144,15 @@ func (p *pkgChecker) wrapperReleases(a *acquisition, call *ast.CallExpr, fn *typ
 		o := rootObj(info, e)
 		return o != nil && (a.values[o] || (byArgs && a.argRoots[o]))
 	}
+	fields := wi.fieldsAt(info, call, nil) // with what it releases for the flags passed true
 	check := func(i int) bool {
 		for _, nf := range wi.names[i] {
 			if isRel(nf[0], nf[1]) {
+				return true
+			}
+		}
+		for _, r := range fields[i] {
+			if isRel(r[1], "") {
 				return true
 			}
 		}
@@ -203,6 +213,7 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 	if p.factsOnly {
 		// A fact carries the field releases and the kept parameters alone (factOf).
 		wi.fields = p.fieldReleases(decl, params)
+		wi.whenTrue = p.flagReleases(decl, params, wi.fields)
 		wi.keeps = p.keptParams(decl, params)
 		p.wrappers[fn] = wi
 		return wi
@@ -256,6 +267,7 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 		return true
 	})
 	wi.fields = p.fieldReleases(decl, params)
+	wi.whenTrue = p.flagReleases(decl, params, wi.fields)
 	wi.keeps = p.keptParams(decl, params)
 	p.wrappers[fn] = wi
 	return wi
@@ -299,8 +311,9 @@ func (p *pkgChecker) releasesField(a *acquisition, call *ast.CallExpr, fn *types
 	info := p.pass.TypesInfo
 	// matches reports whether a release of wi.fields[idx], made on a value of type t whose
 	// key is k, is a's.
+	fields := wi.fieldsAt(info, call, nil)
 	matches := func(idx int, k string, t types.Type) bool {
-		for _, f := range wi.fields[idx] {
+		for _, f := range fields[idx] {
 			if !isRel(f[1]) {
 				continue
 			}
@@ -355,7 +368,7 @@ func bodyEnds(body *ast.BlockStmt) []ast.Node {
 // return itself) in a block that contains it, with nothing but nil guards between that
 // block and c. An end under the nil test of the parameter c is made on (if t == nil {
 // return }) has nothing to release, and counts as covered.
-func dominated(info *types.Info, c callInfo, body *ast.BlockStmt, ends []ast.Node) []bool {
+func dominated(info *types.Info, c callInfo, body *ast.BlockStmt, ends []ast.Node, trueFlags map[types.Object]bool) []bool {
 	call := c.call
 	target := call
 	if c.inner != nil {
@@ -378,7 +391,7 @@ func dominated(info *types.Info, c callInfo, body *ast.BlockStmt, ends []ast.Nod
 		if end != body && within(end, call) {
 			pos = end.End() // in the return itself: before it returns
 		}
-		out[i] = before(info, c, body, pos)
+		out[i] = before(info, c, body, pos, trueFlags)
 	}
 	return out
 }
@@ -386,13 +399,13 @@ func dominated(info *types.Info, c callInfo, body *ast.BlockStmt, ends []ast.Nod
 // before reports whether the call c runs before pos on every path that reaches pos: it comes
 // earlier in a block that contains pos, with nothing but nil guards between that block and
 // c.
-func before(info *types.Info, c callInfo, body *ast.BlockStmt, pos token.Pos) bool {
+func before(info *types.Info, c callInfo, body *ast.BlockStmt, pos token.Pos, trueFlags map[types.Object]bool) bool {
 	if c.call.Pos() >= pos {
 		return false
 	}
 	for j := len(c.stack) - 1; j >= 0; j-- {
 		if b, ok := blockish(c.stack[j]); ok && b.Pos() <= pos && pos < b.End() {
-			return unconditional(info, c.stack, b, c.call)
+			return unconditional(info, c.stack, b, c.call, trueFlags)
 		}
 	}
 	return false

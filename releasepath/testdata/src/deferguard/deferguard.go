@@ -234,3 +234,95 @@ func createdThroughPointer(m *leases, id string) (err error) {
 	}
 	return nil
 }
+
+// deferEarlyReturn defers a closure that returns before it closes where skip is set: the
+// exception is the closure's own, as a closure that keeps what the result holds, and the
+// close counts.
+func deferEarlyReturn(p string, skip bool) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if skip {
+			return
+		}
+		f.Close()
+	}()
+	return nil
+}
+
+// deferEarlyNilReturn returns early where f is nil: a nil guard, no condition.
+func deferEarlyNilReturn(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if f == nil {
+			return
+		}
+		f.Close()
+	}()
+	return nil
+}
+
+// deferEarlyErrReturn returns early where err is nil: it closes where err is not.
+func deferEarlyErrReturn(p string) (err error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err == nil {
+			return
+		}
+		f.Close()
+	}()
+	if err = step(); err != nil {
+		return err
+	}
+	return nil // want `return may skip f.Close \(Open at line 272\)`
+}
+
+// deferReturnInLoop may return from a loop before it closes: the closure's own exception.
+func deferReturnInLoop(p string, xs []int) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, x := range xs {
+			if x < 0 {
+				return
+			}
+		}
+		f.Close()
+	}()
+	return nil
+}
+
+type keyLocker struct{}
+
+func (keyLocker) Lock(k string)         {}
+func (keyLocker) Unlock(k string) error { return nil }
+
+type repo struct{ releasers []func() error }
+
+// closureReturnsRelease releases in its closure's return statement, a release and no early
+// return, and hands the closure to what it returns once the first step succeeds.
+func closureReturnsRelease(l keyLocker, k string) (_ *repo, retErr error) {
+	l.Lock(k)
+	cleanup := func() error { return l.Unlock(k) }
+	defer func() {
+		if retErr != nil {
+			cleanup()
+		}
+	}()
+	if err := step(); err != nil {
+		return nil, err
+	}
+	r := &repo{}
+	r.releasers = append(r.releasers, cleanup)
+	return r, nil
+}

@@ -565,3 +565,17 @@ func methodValueLocal(t *ltable, stop bool) int {
 	t.mu.Unlock()
 	return 0
 }
+
+// sizeCloseIfTrue defers closers.CloseIf passed true: it closes f.
+func sizeCloseIfTrue(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer closers.CloseIf(f, true)
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}

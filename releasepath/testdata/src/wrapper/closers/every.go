@@ -18,8 +18,9 @@ func CloseDeferAfterReturn(c io.Closer, skip bool) {
 	defer c.Close()
 }
 
-// CloseDeferUnderCondition registers the defer under a condition.
-func CloseDeferUnderCondition(c io.Closer, ok bool) {
+// CloseDeferUnderCondition registers the defer under a condition: it closes c when ok is
+// true.
+func CloseDeferUnderCondition(c io.Closer, ok bool) { // want CloseDeferUnderCondition:`releases\(\) when\(1\)\(0:Close\)`
 	if ok {
 		defer c.Close()
 	}

@@ -8,8 +8,9 @@ import (
 	"wrapper/closers/inner"
 )
 
-// CloseIf closes c only when ok: a release under a condition is not one it always makes.
-func CloseIf(c io.Closer, ok bool) {
+// CloseIf closes c only when ok: a release under a condition is not one it always makes,
+// but one it makes when ok is true (releaseflag).
+func CloseIf(c io.Closer, ok bool) { // want CloseIf:`releases\(\) when\(1\)\(0:Close\)`
 	if ok {
 		c.Close()
 	}
