@@ -368,6 +368,13 @@ func (a *acquisition) bind(info *types.Info, stack []ast.Node, body *ast.BlockSt
 				return false // stored in a field, map or slice: handed on
 			}
 		}
+		if id := heldBool(info, s, a.call); id != nil {
+			// acquired = sem.Acquire(ctx) == nil: true says it holds, as TryAcquire's.
+			if o, ok := info.ObjectOf(id).(*types.Var); ok {
+				a.guards[o] = true
+				a.basic[o] = true
+			}
+		}
 	case *ast.ExprStmt, *ast.IfStmt, *ast.SwitchStmt, *ast.DeclStmt:
 		if a.node == nil {
 			a.node = s
@@ -405,6 +412,30 @@ func (a *acquisition) bind(info *types.Info, stack []ast.Node, body *ast.BlockSt
 		}
 	}
 	return true
+}
+
+// heldBool returns the variable s assigns whether call, which returns nothing but an error,
+// succeeded: ok = call == nil (or nil == call), in an assignment of one to one.
+func heldBool(info *types.Info, s *ast.AssignStmt, call *ast.CallExpr) *ast.Ident {
+	if len(s.Lhs) != 1 || len(s.Rhs) != 1 {
+		return nil
+	}
+	b, ok := ast.Unparen(s.Rhs[0]).(*ast.BinaryExpr)
+	if !ok || b.Op != token.EQL {
+		return nil
+	}
+	x, y := ast.Unparen(b.X), ast.Unparen(b.Y)
+	if isNilIdent(info, x) {
+		x, y = y, x
+	}
+	id, _ := ast.Unparen(s.Lhs[0]).(*ast.Ident)
+	if x != ast.Expr(call) || !isNilIdent(info, y) || id == nil {
+		return nil
+	}
+	if fn, ok := typeInfoCallee(info, call); !ok || !onlyError(fn) {
+		return nil
+	}
+	return id
 }
 
 func (a *acquisition) addResult(info *types.Info, id *ast.Ident) {

@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"maps"
 	"slices"
 )
 
@@ -155,6 +156,18 @@ type boolVars struct {
 	tracked    map[types.Object]bool
 	reassigned map[types.Object]bool
 	assigns    map[ast.Node][]types.Object
+}
+
+// mergeBoolVars returns the bool variables of a function and of a literal in it called
+// where it is written: the function's the literal reads, and the literal's own.
+func mergeBoolVars(fn, lit *boolVars) *boolVars {
+	v := &boolVars{tracked: map[types.Object]bool{}, reassigned: map[types.Object]bool{}, assigns: map[ast.Node][]types.Object{}}
+	for _, from := range []*boolVars{fn, lit} {
+		maps.Copy(v.tracked, from.tracked)
+		maps.Copy(v.reassigned, from.reassigned)
+		maps.Copy(v.assigns, from.assigns)
+	}
+	return v
 }
 
 // tracked reports whether the search follows the value of o along a path: a bool parameter

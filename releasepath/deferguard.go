@@ -133,10 +133,13 @@ func (w *walker) setFlag(info *types.Info, lhs, rhs ast.Expr, st *state) {
 	}
 }
 
-// neverReassigned reports whether o, a result of the acquisition, keeps the value the
-// acquisition gave it: the function assigns it nowhere else, takes no address of it, and no
-// function literal assigns it.
-func (w *walker) neverReassigned(o types.Object) bool {
+// guardKept reports whether o, a bool the acquisition set, still says false only where
+// the acquisition holds nothing: no function literal assigns it and no address of it is
+// taken (the search follows it, correlated), and the function assigns it elsewhere only
+// before the acquisition and outside any loop around it, or only where it is false (if
+// !acquired { acquired = sem.Acquire(ctx) == nil }, go-redis's fallback to a blocking
+// acquisition).
+func (w *walker) guardKept(o types.Object) bool {
 	if !w.vars.tracked[o] {
 		return false
 	}
@@ -145,7 +148,7 @@ func (w *walker) neverReassigned(o types.Object) bool {
 	ast.Inspect(w.body, func(n ast.Node) bool {
 		if as, ok := n.(*ast.AssignStmt); ok && as != w.a.node {
 			for _, l := range as.Lhs {
-				if id, ok := ast.Unparen(l).(*ast.Ident); ok && info.ObjectOf(id) == o {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && info.ObjectOf(id) == o && !w.assignedApart(as, o) {
 					found = true
 				}
 			}
@@ -153,6 +156,30 @@ func (w *walker) neverReassigned(o types.Object) bool {
 		return !found
 	})
 	return !found
+}
+
+// assignedApart reports whether the assignment as of o cannot change what o says of the
+// acquisition: it comes before the acquisition with no loop around both, or it sits in the
+// body of an if !o.
+func (w *walker) assignedApart(as *ast.AssignStmt, o types.Object) bool {
+	info := w.p.pass.TypesInfo
+	path := pathTo(w.body, as)
+	before := as.End() <= w.a.call.Pos()
+	for k := len(path) - 2; k >= 0; k-- {
+		switch n := path[k].(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			if within(n, w.a.call) {
+				before = false // a later iteration may assign it after the acquisition
+			}
+		case *ast.IfStmt:
+			if u, ok := ast.Unparen(n.Cond).(*ast.UnaryExpr); ok && u.Op == token.NOT && path[k+1] == n.Body {
+				if id, ok := ast.Unparen(u.X).(*ast.Ident); ok && info.Uses[id] == o {
+					return true
+				}
+			}
+		}
+	}
+	return before
 }
 
 // deferred applies a defer statement to st and reports whether it releases on every path.
@@ -297,7 +324,7 @@ func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRe
 			return w.releaseCond(info, c.X, !want)
 		}
 	case *ast.Ident:
-		if o := info.ObjectOf(c); o != nil && want && isBool(o.Type()) && w.a.guards[o] && w.neverReassigned(o) {
+		if o := info.ObjectOf(c); o != nil && want && isBool(o.Type()) && w.a.guards[o] && w.guardKept(o) {
 			return condRelease{}, deferUnconditional // if acquired { release } for acquired := sem.TryAcquire()
 		}
 		if o := info.ObjectOf(c); o != nil && w.isFlag(o) {

@@ -90,7 +90,10 @@
 //   - nilguard: the nil or false edge of a guard on the handle: if addrMgr != nil { … }, if
 //     owned { … }, if mu.TryLock() { … }. Around a release it is no condition: if acquired
 //     { defer sem.Release() } for acquired := sem.TryAcquire(), also in a literal called
-//     where it is written. A bool the function assigns again guards nothing.
+//     where it is written, and for acquired := sem.Acquire(ctx) == nil. A bool the function
+//     assigns again guards nothing, unless only where it is false (if !acquired { acquired
+//     = sem.Acquire(ctx) == nil }: false still says nothing is held) or before the
+//     acquisition with no loop around both.
 //   - correlated: the edge of a test of a bool variable that the path has settled. The
 //     search follows a parameter or local whose every change is a declaration or assignment
 //     on the path (never address-taken, also by a pointer method, assigned in a function

@@ -114,7 +114,7 @@ func (w *walker) nilGuard(cond ast.Expr, edge bool) bool {
 	}
 	switch c := cond.(type) {
 	case *ast.Ident:
-		if o := info.ObjectOf(c); o != nil && w.a.guards[o] && isBool(o.Type()) && w.neverReassigned(o) {
+		if o := info.ObjectOf(c); o != nil && w.a.guards[o] && isBool(o.Type()) && w.guardKept(o) {
 			return !edge // a bool assigned again may say anything
 		}
 	case *ast.BinaryExpr:

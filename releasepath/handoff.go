@@ -157,8 +157,12 @@ func (w *walker) litReleases(lit *ast.FuncLit) []*ast.CallExpr {
 // { if acquired { defer p.Release() }; run(b) }()), or, searched through lit's own graph
 // as the function's is, a release on every path to its ends (func() { if err := use(); err
 // != nil { p.removeConn(cn, true) } else { p.putConn(cn, true) } }()). func() { if n == 0
-// { return }; f.Close() }() keeps f where n is 0.
-func (w *walker) calledLitReleases(lit *ast.FuncLit) bool {
+// { return }; f.Close() }() keeps f where n is 0. The search starts from what the path
+// knows where the literal is called (st): the edges it took at tests of variables the
+// literal reads (if acquired { defer p.Release() } after the path took acquired's true
+// edge), the flags it set, the aliases and the errors it settled; not the releases the
+// function deferred, which run when the function returns, not the literal.
+func (w *walker) calledLitReleases(lit *ast.FuncLit, st *state) bool {
 	rels := w.litReleases(lit)
 	if len(rels) == 0 {
 		return false
@@ -177,7 +181,10 @@ func (w *walker) calledLitReleases(lit *ast.FuncLit) bool {
 	}
 	sub := &walker{p: w.p, a: w.a, sig: sig, g: g, body: lit.Body, fnNode: lit, reported: map[token.Pos]bool{}}
 	sub.prepare()
-	sub.block(g.Blocks[0], 0, newState(false))
+	sub.vars = mergeBoolVars(w.vars, sub.vars)
+	in := st.clone()
+	in.conds = nil
+	sub.block(g.Blocks[0], 0, in)
 	return len(sub.leaks) == 0
 }
 

@@ -381,7 +381,7 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 				verdict = released
 				return false
 			}
-			if lit, ok := ast.Unparen(x.Fun).(*ast.FuncLit); ok && w.calledLitReleases(lit) {
+			if lit, ok := ast.Unparen(x.Fun).(*ast.FuncLit); ok && w.calledLitReleases(lit, st) {
 				verdict = released // func() { release }(), func() { if … { release } else { release } }()
 				return false
 			}

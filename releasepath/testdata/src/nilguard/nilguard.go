@@ -93,3 +93,84 @@ func reassigned(p *permits, cond func() bool, step func() error) error {
 	}
 	return step() // want `return may skip p.Release \(TryAcquire at line 89\)`
 }
+
+func (p *permits) Acquire(stop <-chan struct{}) error {
+	select {
+	case p.ch <- struct{}{}:
+		return nil
+	case <-stop:
+		return os.ErrDeadlineExceeded
+	}
+}
+
+// fallback folds a second acquisition into the bool where the first held nothing: false
+// still says neither holds a permit, as go-redis's shutdown drain does.
+func fallback(p *permits, stop <-chan struct{}, step func() error) error {
+	acquired := p.TryAcquire()
+	if !acquired {
+		acquired = p.Acquire(stop) == nil
+	}
+	if acquired {
+		defer p.Release()
+	}
+	return step()
+}
+
+// fallbackInLoop does the same in a literal called where it is written, each time round.
+func fallbackInLoop(p *permits, stop <-chan struct{}, batches [][]string, run func([]string)) {
+	for _, b := range batches {
+		if len(b) == 0 {
+			return
+		}
+		acquired := p.TryAcquire()
+		if !acquired {
+			acquired = p.Acquire(stop) == nil
+		}
+		func() {
+			if acquired {
+				defer p.Release()
+			}
+			run(b)
+		}()
+	}
+}
+
+// reassignedWhereHeld assigns the bool where the permit is held: false no longer says
+// nothing is held.
+func reassignedWhereHeld(p *permits, cond func() bool, step func() error) error {
+	acquired := p.TryAcquire()
+	if acquired {
+		acquired = cond()
+	}
+	if acquired {
+		defer p.Release()
+	}
+	return step() // want `return may skip p.Release \(TryAcquire at line 141\)`
+}
+
+// fallbackDeferred releases in a deferred closure under the folded bool.
+func fallbackDeferred(p *permits, stop <-chan struct{}, step func() error) error {
+	acquired := p.TryAcquire()
+	if !acquired {
+		acquired = p.Acquire(stop) == nil
+	}
+	defer func() {
+		if acquired {
+			p.Release()
+		}
+	}()
+	return step()
+}
+
+// acquiredOnlyByError binds the bool from the error alone: true says it holds.
+func acquiredOnlyByError(p *permits, stop <-chan struct{}, step func() error) error {
+	acquired := p.Acquire(stop) == nil
+	if !acquired {
+		return nil
+	}
+	if err := step(); err != nil {
+		return err // want `return may skip p.Release \(Acquire at line 167\)`
+	}
+	p.Release()
+	return nil
+}
