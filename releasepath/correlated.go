@@ -16,19 +16,44 @@ import (
 // didOpen { f.Close() }. prune has taken off the negations and split the edges of && and ||
 // that settle each term, so cond is one term.
 func (w *walker) correlated(cond ast.Expr, edge bool, st *state) bool {
-	id, ok := cond.(*ast.Ident)
+	o, v, ok := w.testOf(cond, edge)
 	if !ok {
 		return false
 	}
-	o := w.p.pass.TypesInfo.Uses[id]
-	if o == nil || !w.tracked(o) {
-		return false
+	if known, ok := st.tested[o]; ok {
+		return known != v
 	}
-	if v, known := st.tested[o]; known {
-		return v != edge
-	}
-	st.tested[o] = edge
+	st.tested[o] = v
 	return false
+}
+
+// testOf returns the tracked variable cond tests on its own and what the edge says of it:
+// its value for a bool (if doLock), whether it is non-nil for anything else (if c != nil,
+// if c == nil), which st.tested keeps as the variable's value.
+func (w *walker) testOf(cond ast.Expr, edge bool) (types.Object, bool, bool) {
+	info := w.p.pass.TypesInfo
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.Ident:
+		if o := info.Uses[c]; o != nil && w.tracked(o) && isBool(o.Type()) {
+			return o, edge, true
+		}
+	case *ast.BinaryExpr:
+		if c.Op != token.EQL && c.Op != token.NEQ {
+			break
+		}
+		x, y := ast.Unparen(c.X), ast.Unparen(c.Y)
+		if isNilIdent(info, x) {
+			x, y = y, x
+		}
+		id, ok := x.(*ast.Ident)
+		if !ok || !isNilIdent(info, y) {
+			break
+		}
+		if o := info.Uses[id]; o != nil && w.tracked(o) && !isBool(o.Type()) {
+			return o, (c.Op == token.NEQ) == edge, true
+		}
+	}
+	return nil, false, false
 }
 
 // settled evaluates cond from what the path knows of tracked variables, and reports whether
@@ -53,10 +78,10 @@ func (w *walker) settled(cond ast.Expr, st *state) (v, known bool) {
 		case xk && yk:
 			return !short, true
 		}
-	case *ast.Ident:
-		if o := w.p.pass.TypesInfo.Uses[c]; o != nil && w.tracked(o) {
-			v, known = st.tested[o]
-			return v, known
+	}
+	if o, want, ok := w.testOf(cond, true); ok {
+		if v, known := st.tested[o]; known {
+			return v == want, true // want: what the variable is where cond is true
 		}
 	}
 	return false, false
@@ -93,10 +118,9 @@ func (w *walker) terms(cond ast.Expr, v bool, st *state) {
 			w.terms(c.X, v, st)
 			w.terms(c.Y, v, st)
 		}
-	case *ast.Ident:
-		if o := w.p.pass.TypesInfo.Uses[c]; o != nil && w.steady(o) {
-			st.tested[o] = v
-		}
+	}
+	if o, val, ok := w.testOf(cond, v); ok && w.steady(o) {
+		st.tested[o] = val
 	}
 }
 
@@ -109,9 +133,12 @@ func (w *walker) assignedOnPath(n ast.Node, st *state) {
 	}
 	info := w.p.pass.TypesInfo
 	set := func(o types.Object, rhs ast.Expr) {
-		if tv, ok := info.Types[rhs]; ok && tv.Value != nil && tv.Value.Kind() == constant.Bool {
+		switch tv, ok := info.Types[rhs]; {
+		case ok && tv.Value != nil && tv.Value.Kind() == constant.Bool:
 			st.tested[o] = constant.BoolVal(tv.Value)
-		} else {
+		case isNilIdent(info, rhs):
+			st.tested[o] = false // c = nil: not non-nil
+		default:
 			delete(st.tested, o)
 		}
 	}
@@ -138,7 +165,7 @@ func (w *walker) assignedOnPath(n ast.Node, st *state) {
 			switch {
 			case !w.vars.tracked[o]:
 			case len(n.Values) == 0:
-				st.tested[o] = false // var ok bool
+				st.tested[o] = false // var ok bool, var c *conn: false, nil
 			case len(n.Values) == len(n.Names):
 				set(o, n.Values[i])
 			default:
@@ -190,9 +217,11 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 	}
 	info := p.pass.TypesInfo
 	v := &boolVars{tracked: map[types.Object]bool{}, reassigned: map[types.Object]bool{}, assigns: map[ast.Node][]types.Object{}}
+	// The bools, and what a nil test reads: pointers, maps, slices, channels, funcs and
+	// interfaces other than errors, which the error rules follow.
 	isBoolVar := func(o types.Object) bool {
 		v, ok := o.(*types.Var)
-		return ok && isBool(v.Type())
+		return ok && (isBool(v.Type()) || nilable(v.Type()))
 	}
 	var params *ast.FieldList
 	switch fn := fnNode.(type) {
@@ -253,10 +282,13 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 			}
 		case *ast.SelectorExpr:
 			// A method of a named bool type with a pointer receiver takes the address
-			// implicitly: held.clear() is (&held).clear().
+			// implicitly: held.clear() is (&held).clear(). A pointer's or an interface's
+			// method takes nothing of the variable.
 			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
 				if sel, ok := info.Selections[n]; ok && sel.Kind() != types.FieldVal {
-					untracked[info.ObjectOf(id)] = true
+					if o := info.ObjectOf(id); o != nil && isBool(o.Type()) {
+						untracked[o] = true
+					}
 				}
 			}
 		case *ast.RangeStmt:

@@ -94,15 +94,17 @@
 //     assigns again guards nothing, unless only where it is false (if !acquired { acquired
 //     = sem.Acquire(ctx) == nil }: false still says nothing is held) or before the
 //     acquisition with no loop around both.
-//   - correlated: the edge of a test of a bool variable that the path has settled. The
+//   - correlated: the edge of a test of a variable that the path has settled: a bool's
+//     value, or whether anything else but an error is nil (if c != nil, if c == nil). The
 //     search follows a parameter or local whose every change is a declaration or assignment
-//     on the path (never address-taken, also by a pointer method, assigned in a function
-//     literal or a range variable): a constant sets its value, a test takes the edge that an
-//     earlier test of it on the path took (the true edge of a && b settles both terms),
-//     anything else forgets it; past the states a block keeps, a path goes on without it. if doLock { mu.Lock() } … if doLock {
-//     mu.Unlock() } is one decision, and so is didOpen = true after an open with if didOpen
-//     { f.Close() }. The tests around the acquisition settle a variable never assigned after
-//     its declaration.
+//     on the path (never address-taken, also by a bool's pointer method, assigned in a
+//     function literal or a range variable): a constant or nil sets its value, a test takes
+//     the edge that an earlier test of it on the path took (the true edge of a && b settles
+//     both terms), anything else forgets it; past the states a block keeps, a path goes on
+//     without it. if doLock { mu.Lock() } … if doLock { mu.Unlock() } is one decision, and
+//     so is if c != nil { c.Lock() } … if c != nil { c.Unlock() } (nydus-snapshotter's
+//     optional cache), and didOpen = true after an open with if didOpen { f.Close() }. The
+//     tests around the acquisition settle a variable never assigned after its declaration.
 //   - neverreturns: panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal.
 //   - callerexits: a return whose error is known non-nil, in a function whose every call
 //     ends the process on that error: if err := run(); err != nil { log.Fatal(err) }, err
