@@ -11,7 +11,9 @@
 // is committed: each code base is a pinned release from the Go module proxy, copied into a
 // throwaway module under -work (GOWORK=off, GOFLAGS=-mod=mod, GOOS=linux, GOARCH=amd64,
 // CGO_ENABLED=0), and the analyzer, built from this module, runs on it as the standalone command
-// (-json -test=false). What is committed is beside this file:
+// (-json -test=false). A replace directive of the release's go.mod that points to a directory
+// the release does not hold (a nested module the module zip leaves out) is dropped, so the
+// published version its go.mod requires is used, as for every importer of the release. What is committed is beside this file:
 //
 //   - corpus.tsv: the code bases, each with its half (tune or heldout), its field, its
 //     module@version and the package patterns analysed (a pattern with a leading "-" takes

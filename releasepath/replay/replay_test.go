@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,4 +198,38 @@ func TestPrecisionPageHoldsTheMeasuredFigures(t *testing.T) {
 // errOnly keeps a parser's error and drops its result.
 func errOnly[T any](parse func([][]string, string) (T, error)) func([][]string, string) error {
 	return func(r [][]string, n string) error { _, err := parse(r, n); return err }
+}
+
+// TestDropMissingReplacesKeepsWhatTheReleaseHolds checks that a replace directive pointing to
+// a directory the release does not hold is dropped, and that one to a directory it holds, or
+// to a module of the proxy, stays.
+func TestDropMissingReplacesKeepsWhatTheReleaseHolds(t *testing.T) {
+	dir := t.TempDir()
+	gomod := `module example.com/m
+
+go 1.24
+
+require (
+	example.com/missing v1.0.0
+	example.com/present v1.0.0
+	example.com/other v1.0.0
+)
+
+replace example.com/missing => ./missing
+
+replace example.com/present => ./present
+
+replace example.com/other v1.0.0 => example.com/fork v1.1.0
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "present"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "present", "go.mod"), []byte("module example.com/present\n"), 0o644))
+	r := newRunner(t.TempDir(), "", io.Discard)
+	require.NoError(t, r.dropMissingReplaces(t.Context(), dir))
+	got, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(got), "./missing")
+	assert.Contains(t, string(got), "example.com/present => ./present")
+	assert.Contains(t, string(got), "example.com/other v1.0.0 => example.com/fork v1.1.0")
+	assert.Contains(t, string(got), "example.com/missing v1.0.0")
 }

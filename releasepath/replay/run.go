@@ -95,10 +95,49 @@ func (r *runner) prepare(ctx context.Context, modver string) (string, error) {
 	if err := copyTree(src, tmp); err != nil {
 		return "", fmt.Errorf("replay: copy %s: %w", modver, err)
 	}
+	if err := r.dropMissingReplaces(ctx, tmp); err != nil {
+		return "", fmt.Errorf("replay: %s: %w", modver, err)
+	}
 	if err := os.Rename(tmp, dir); err != nil {
 		return "", fmt.Errorf("replay: %w", err)
 	}
 	return dir, nil
+}
+
+// dropMissingReplaces drops the replace directives of dir's go.mod that point to a directory
+// the release does not hold: a nested module of the same repository (stargz-snapshotter's
+// ./estargz), which the module zip leaves out. The module then requires the published
+// version its go.mod names, as every importer of the release builds it, since replace
+// directives apply only in the main module.
+func (r *runner) dropMissingReplaces(ctx context.Context, dir string) error {
+	out, _, err := r.run(ctx, dir, "go", "mod", "edit", "-json")
+	if err != nil {
+		return err
+	}
+	var m struct {
+		Replace []struct {
+			Old, New struct{ Path, Version string }
+		}
+	}
+	if err := json.Unmarshal(out, &m); err != nil {
+		return err
+	}
+	for _, rep := range m.Replace {
+		if rep.New.Version != "" || !(strings.HasPrefix(rep.New.Path, "./") || strings.HasPrefix(rep.New.Path, "../")) {
+			continue // a module of the proxy, or a directory path of another form
+		}
+		if _, err := os.Stat(filepath.Join(dir, rep.New.Path, "go.mod")); err == nil {
+			continue
+		}
+		old := rep.Old.Path
+		if rep.Old.Version != "" {
+			old += "@" + rep.Old.Version
+		}
+		if _, _, err := r.run(ctx, dir, "go", "mod", "edit", "-dropreplace="+old); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // prepareDep makes a throwaway module that requires module@version and imports pkg, for the
