@@ -32,7 +32,7 @@
 //     that takes nothing but the hold's own arguments may name another noun:
 //     releaseOwn(ctx, c, lb) after holdAddress(ctx, c, lb, ip), the #97740 shape. Scoped
 //     verbs (Hold, Reserve, Acquire, Claim, Lock, Open, Begin, Dial) are released on every
-//     return; rollback verbs (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup,
+//     return (a pooled resource from Acquire by its Release or its Destroy); rollback verbs (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup,
 //     Start) only on error returns, and only when the function undoes the acquisition on
 //     some error path already. Only the leading word counts: m.GetMountRefs(p) is a query.
 //   - samevalue: the same value or arguments are compared by types.Object (or as equal
@@ -285,6 +285,12 @@
 //     finding.
 //   - compositehandoff: passing it inside a composite literal (s.push(entry{lease: l})), or
 //     to a Serve-like method (srv.Serve(ln)).
+//   - resultholds: returning (or storing) the result of a function of the package whose
+//     result holds the value it is passed, or its receiver: return c.wrap(data), nil for a
+//     wrap that stores c in the rows it returns (r.c = c; return r), as pgx's pool hands a
+//     connection to the rows that release it; also through another such call (return
+//     rowsOf(c, data)) or a composite literal (return rows{c: c}). A result that holds only
+//     what the value holds (return c.dataOnly()) keeps nothing of it.
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
 //     value is the resource for these rules, a string as much as a pointer.
 //   - errorevidence: a rollback, or a pair undone on error returns, is reported only at a

@@ -58,6 +58,10 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 			if t := info.TypeOf(x); t == nil || isError(t) || isBasic(t) {
 				return
 			}
+			if w.resultHoldsValue(x, func(e ast.Expr) bool { return w.holds(e, st) }) {
+				found = true // c.getPoolRows(rows), whose rows keep c (resultholds)
+				return
+			}
 			if r := receiver(info, x); r != nil {
 				if o := rootObj(info, r); o != nil && (w.a.values[o] || st.aliases[o]) {
 					return

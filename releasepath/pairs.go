@@ -29,7 +29,7 @@ const (
 var scopedVerbs = map[string][]string{
 	"Hold":    {"Release", "Unhold"},
 	"Reserve": {"Release", "Unreserve", "Free"},
-	"Acquire": {"Release"},
+	"Acquire": {"Release", "Destroy"}, // a pooled resource goes back released or destroyed
 	"Claim":   {"Release", "Unclaim"},
 	"Lock":    {"Unlock"},
 	"Open":    {"Close"},

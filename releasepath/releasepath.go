@@ -190,6 +190,7 @@ type pkgChecker struct {
 	closures   map[*ast.BlockStmt]map[types.Object]*ast.FuncLit // each body's closure variables
 	comments   map[*token.File]map[int][]string                 // line → comment texts
 	ownedBy    map[string][]*types.Func                         // per type and release names, the methods that release (receiverOwned)
+	kept       map[*types.Func]map[int]bool                     // the parameters each function's result holds (resultHolds)
 	holds      map[*types.Func]*holdSummary                     // each function's lock it returns holding (holdOf)
 	collecting *holdCollector                                   // set while a function is checked for its summary
 	actions    map[ast.Expr]bool                                // what the package stores as a command-line action (actionSlots)

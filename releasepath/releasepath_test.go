@@ -53,6 +53,7 @@ func TestAnalyzer(t *testing.T) {
 		"holdsonsuccess",
 		"holdcallers",
 		"releaseflag",
+		"resultholds",
 		"failurebranch",
 		"leadingverb",
 		"leaks",

@@ -1,0 +1,170 @@
+package releasepath
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// resultholds: a function of the package whose result holds one of its parameters, or its
+// receiver, hands that value on to whoever gets the result. pgx's c.getPoolRows(rows)
+// returns rows that keep c, to release it when they close: return c.getPoolRows(rows), nil
+// hands the acquired c to the caller. A result holds a value when it is the value, a
+// composite literal with it (&poolRows{c: c}), a local the function stores it in (pr.c = c;
+// return pr), or the result of such a call of the package that is passed it.
+
+// resultHolds returns the parameters (-1 the receiver) that a result of fn, a function of
+// the package, holds on some return. It is computed once; a cycle of calls proves nothing.
+func (p *pkgChecker) resultHolds(fn *types.Func) map[int]bool {
+	fn = fn.Origin()
+	if fn.Pkg() != p.pass.Pkg {
+		return nil
+	}
+	if h, ok := p.kept[fn]; ok {
+		return h
+	}
+	if p.kept == nil {
+		p.kept = map[*types.Func]map[int]bool{}
+	}
+	p.kept[fn] = nil // a cycle proves nothing
+	decl := p.decls[fn]
+	if decl == nil {
+		return nil
+	}
+	info := p.pass.TypesInfo
+	params := map[types.Object]int{}
+	if decl.Recv != nil {
+		for _, f := range decl.Recv.List {
+			for _, id := range f.Names {
+				params[info.Defs[id]] = -1
+			}
+		}
+	}
+	i := 0
+	for _, f := range decl.Type.Params.List {
+		for _, id := range f.Names {
+			params[info.Defs[id]] = i
+			i++
+		}
+		if len(f.Names) == 0 {
+			i++
+		}
+	}
+	// stored maps each local to the parameters the function stores in it or in a field of
+	// it: pr.c = c, pr := &poolRows{c: c}.
+	stored := map[types.Object]map[int]bool{}
+	store := func(lhs, rhs ast.Expr) {
+		root := rootObj(info, lhs)
+		if root == nil || !isLocal(root, decl.Body) {
+			return
+		}
+		for idx := range p.exprHolds(rhs, params, nil) {
+			if stored[root] == nil {
+				stored[root] = map[int]bool{}
+			}
+			stored[root][idx] = true
+		}
+	}
+	out := map[int]bool{}
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			if len(n.Lhs) == len(n.Rhs) {
+				for k := range n.Lhs {
+					store(n.Lhs[k], n.Rhs[k])
+				}
+			}
+		case *ast.ValueSpec:
+			if len(n.Names) == len(n.Values) {
+				for k := range n.Names {
+					store(n.Names[k], n.Values[k])
+				}
+			}
+		}
+		return true
+	})
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			for _, r := range n.Results {
+				for idx := range p.exprHolds(r, params, stored) {
+					out[idx] = true
+				}
+			}
+		}
+		return true
+	})
+	p.kept[fn] = out
+	return out
+}
+
+// exprHolds returns the parameters e holds, by params: a parameter itself, inside a composite
+// literal, a local they were stored in (stored), or passed to a function of the package whose
+// result holds what it is passed there.
+func (p *pkgChecker) exprHolds(e ast.Expr, params map[types.Object]int, stored map[types.Object]map[int]bool) map[int]bool {
+	info := p.pass.TypesInfo
+	out := map[int]bool{}
+	var visit func(e ast.Expr)
+	visit = func(e ast.Expr) {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			o := info.ObjectOf(x)
+			if idx, ok := params[o]; ok {
+				out[idx] = true
+			}
+			for idx := range stored[o] {
+				out[idx] = true
+			}
+		case *ast.UnaryExpr:
+			visit(x.X)
+		case *ast.CompositeLit:
+			for _, el := range x.Elts {
+				visit(el)
+			}
+		case *ast.KeyValueExpr:
+			visit(x.Value)
+		case *ast.CallExpr:
+			fn, ok := typeInfoCallee(info, x)
+			if !ok {
+				return
+			}
+			held := p.resultHolds(fn)
+			if held[-1] {
+				if r := receiver(info, x); r != nil {
+					visit(r)
+				}
+			}
+			for j, arg := range x.Args {
+				if held[j] {
+					visit(arg)
+				}
+			}
+		}
+	}
+	visit(e)
+	return out
+}
+
+// resultHoldsValue reports whether call, of a function of the package, returns a result that
+// holds the value v is: v is its receiver or an argument whose parameter the result holds.
+func (w *walker) resultHoldsValue(call *ast.CallExpr, holds func(ast.Expr) bool) bool {
+	fn, ok := typeInfoCallee(w.p.pass.TypesInfo, call)
+	if !ok {
+		return false
+	}
+	held := w.p.resultHolds(fn)
+	if held[-1] {
+		if r := receiver(w.p.pass.TypesInfo, call); r != nil && holds(r) {
+			return true
+		}
+	}
+	for j, arg := range call.Args {
+		if held[j] && holds(arg) {
+			return true
+		}
+	}
+	return false
+}
