@@ -11,13 +11,15 @@ import (
 
 // A cost is go vet -vettool=releasepath against plain go vet on one code base's packages.
 type cost struct {
-	name            string
-	vet, tool, noop []time.Duration // user+system CPU of each round
+	name                 string
+	vet, tool, noop, ssa []time.Duration // user+system CPU of each round
 }
 
-// measureCost runs plain go vet, go vet -vettool and go vet with the no-op tool
+// measureCost runs plain go vet, go vet -vettool, go vet with the no-op tool
 // (replay/internal/noopvet, the floor of any vet tool: it parses and type-checks every
-// package again) on the same packages, rounds times each, interleaved. Each run passes a flag value no earlier run passed (a printf wrapper that does
+// package again) and with the SSA no-op tool (replay/internal/ssavet, the floor of a vet tool
+// on go/ssa: it builds every package's SSA too) on the same packages, rounds times each,
+// interleaved. Each run passes a flag value no earlier run passed (a printf wrapper that does
 // not exist; a pair of functions that do not exist), so that neither is answered from go vet's
 // action cache: both vet every package and, for their facts, every dependency, as a first
 // go vet after a change does. One unmeasured plain go vet comes first, so that the build cache
@@ -42,9 +44,14 @@ func (r *runner) measureCost(ctx context.Context, dir string, patterns []string,
 		if err != nil {
 			return c, err
 		}
+		ssa, err := r.cpu(ctx, dir, append([]string{"vet", "-vettool=" + r.ssaVet, "-ssavet.nonce=" + nonce(i)}, patterns...))
+		if err != nil {
+			return c, err
+		}
 		c.vet = append(c.vet, vet)
 		c.tool = append(c.tool, tool)
 		c.noop = append(c.noop, noop)
+		c.ssa = append(c.ssa, ssa)
 	}
 	return c, nil
 }
@@ -75,18 +82,18 @@ func median(ds []time.Duration) time.Duration {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-const costTableHeader = "| code base | plain `go vet`, CPU s (median) | `go vet -vettool=releasepath`, CPU s (median) | ratio | a no-op vet tool, CPU s (median) | its ratio, the floor |\n" +
-	"|---|---:|---:|---:|---:|---:|\n"
+const costTableHeader = "| code base | plain `go vet`, CPU s (median) | `go vet -vettool=releasepath`, CPU s (median) | ratio | a no-op vet tool, CPU s (median) | its ratio, the floor | a no-op vet tool that builds SSA, CPU s (median) | its ratio, the floor on go/ssa |\n" +
+	"|---|---:|---:|---:|---:|---:|---:|---:|\n"
 
 func (c cost) row(w io.Writer) {
-	v, t, n := median(c.vet), median(c.tool), median(c.noop)
+	v, t, n, a := median(c.vet), median(c.tool), median(c.noop), median(c.ssa)
 	ratio := func(x time.Duration) string {
 		if v == 0 {
 			return "–"
 		}
 		return fmt.Sprintf("%.2f×", x.Seconds()/v.Seconds())
 	}
-	fmt.Fprintf(w, "| `%s` | %.1f | %.1f | %s | %.1f | %s |\n", c.name, v.Seconds(), t.Seconds(), ratio(t), n.Seconds(), ratio(n))
+	fmt.Fprintf(w, "| `%s` | %.1f | %.1f | %s | %.1f | %s | %.1f | %s |\n", c.name, v.Seconds(), t.Seconds(), ratio(t), n.Seconds(), ratio(n), a.Seconds(), ratio(a))
 }
 
 // A memory is the standalone command against the same analyzer under the x/tools

@@ -48,7 +48,9 @@
 //	-cost N                  also measure go vet -vettool against plain go vet, N rounds each,
 //	                         interleaved (user+system CPU of the go command and its children),
 //	                         with a vet tool that analyzes nothing beside them (internal/noopvet,
-//	                         the floor: every vet tool parses and type-checks each package)
+//	                         the floor: every vet tool parses and type-checks each package),
+//	                         and one that only builds SSA (internal/ssavet, the floor of a vet
+//	                         tool on go/ssa)
 //	-memory N                also measure the standalone command's peak resident memory and
 //	                         CPU against the same analyzer under the x/tools single-analyzer
 //	                         driver (internal/loadall, which loads every package's syntax

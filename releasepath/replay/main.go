@@ -198,6 +198,10 @@ func replayAll(ctx context.Context, o options, log io.Writer) (*report, error) {
 			return nil, err
 		}
 		defer os.RemoveAll(filepath.Dir(r.noopVet))
+		if r.ssaVet, err = buildAnalyzer(ctx, o.work, "./replay/internal/ssavet"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(filepath.Dir(r.ssaVet))
 	}
 	rep := &report{o: o, commit: commit(ctx)}
 	if o.half != "none" && !slices.ContainsFunc(corpus, func(c codebase) bool { return selected(c, o) }) {

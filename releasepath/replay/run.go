@@ -29,6 +29,7 @@ type runner struct {
 	bin     string // the analyzer's standalone command
 	loadAll string // the same analyzer under the x/tools driver, for -memory
 	noopVet string // the vet tool that analyzes nothing, for -cost
+	ssaVet  string // the vet tool that builds SSA and analyzes nothing, for -cost
 	env     []string
 	log     io.Writer
 }
