@@ -67,7 +67,7 @@ func (w *walker) settled(cond ast.Expr, st *state) (v, known bool) {
 		}
 	case *ast.BinaryExpr:
 		if c.Op != token.LAND && c.Op != token.LOR {
-			return false, false
+			break // c != nil: a term testOf reads
 		}
 		x, xk := w.settled(c.X, st)
 		y, yk := w.settled(c.Y, st)

@@ -19,6 +19,19 @@ type condRelease struct {
 	and      *condRelease // the conjunction's next term, or nil
 }
 
+// declaredIn reports whether a term of c tests a variable declared inside lit: the closure's
+// own err or flag, which says nothing of the function's.
+func (c condRelease) declaredIn(lit *ast.FuncLit) bool {
+	for t := &c; t != nil; t = t.and {
+		for _, o := range []types.Object{t.flag, t.errVar} {
+			if o != nil && o.Pos() >= lit.Pos() && o.Pos() < lit.End() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // conjoin returns c && o.
 func (c condRelease) conjoin(o condRelease) condRelease {
 	if c.and == nil {
@@ -174,7 +187,10 @@ func (w *walker) assignedApart(as *ast.AssignStmt, o types.Object) bool {
 		case *ast.IfStmt:
 			if u, ok := ast.Unparen(n.Cond).(*ast.UnaryExpr); ok && u.Op == token.NOT && path[k+1] == n.Body {
 				if id, ok := ast.Unparen(u.X).(*ast.Ident); ok && info.Uses[id] == o {
-					return true
+					// Only the fallback itself, once, straight in the body: acquired =
+					// sem.Acquire(ctx) == nil on the same resource. Anything after it may
+					// make the bool say true where nothing is held.
+					return k+2 == len(path)-1 && w.fallbackAcquisition(as) && assignsOnce(info, n.Body, o)
 				}
 			}
 		}
@@ -240,7 +256,8 @@ func (w *walker) guardOf(lit *ast.FuncLit, r *ast.CallExpr) (condRelease, deferG
 		if n == r {
 			for i := len(stack) - 1; i >= 0 && guard != deferUnrelated; i-- {
 				switch s := stack[i].(type) {
-				case *ast.CaseClause, *ast.CommClause:
+				case *ast.CaseClause, *ast.CommClause, *ast.ForStmt, *ast.RangeStmt:
+					// One case, or a loop that may run no time.
 					guard = deferUnrelated
 				case *ast.IfStmt:
 					if !(within(s.Body, r) || (s.Else != nil && within(s.Else, r))) {
@@ -248,6 +265,9 @@ func (w *walker) guardOf(lit *ast.FuncLit, r *ast.CallExpr) (condRelease, deferG
 					}
 					inElse := s.Else != nil && within(s.Else, r)
 					c, g := w.releaseCond(info, s.Cond, !inElse)
+					if g == deferConditional && c.declaredIn(lit) {
+						g = deferUnrelated // if err := f.Sync(); err != nil: the closure's own
+					}
 					switch {
 					case g == deferConditional && guard == deferUnconditional:
 						found, guard = c, g
@@ -261,6 +281,9 @@ func (w *walker) guardOf(lit *ast.FuncLit, r *ast.CallExpr) (condRelease, deferG
 		stack = append(stack, n)
 		return true
 	})
+	if jumps(lit.Body) {
+		guard = deferUnrelated // goto out, break outer: past r, maybe
+	}
 	// An early return of lit before r is a condition on r too: if skip { return }; f.Close()
 	// releases where skip is false.
 	for _, end := range bodyEnds(lit.Body) {
@@ -277,16 +300,77 @@ func (w *walker) guardOf(lit *ast.FuncLit, r *ast.CallExpr) (condRelease, deferG
 		// search does not (cilium/ebpf keeps the cgroup file open where the link it returns
 		// holds it: if _, ok := cg.(*progAttachCgroup); ok { return }): r still counts.
 		switch c, g := w.releaseCond(info, is.Cond, false); {
+		case g == deferConditional && c.declaredIn(lit):
+			// err := f.Sync(); if err == nil { return }: the closure's own exception
 		case g == deferConditional && guard == deferUnconditional:
 			found, guard = c, g
 		case g == deferConditional:
-			guard = deferUnrelated // two conditions
+			found = found.conjoin(c) // if err == nil { return }; if !ok { f.Close() }: both hold
 		}
 	}
 	if guard == deferConditional {
 		found = w.markNamed(found)
 	}
 	return found, guard
+}
+
+// jumps reports whether body, outside its function literals, has a goto or a labeled break
+// or continue.
+func jumps(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.BranchStmt:
+			found = found || n.Tok == token.GOTO || n.Label != nil
+		}
+		return !found
+	})
+	return found
+}
+
+// fallbackAcquisition reports whether as assigns the result of another acquisition of the
+// acquired resource, as a bool: acquired = sem.Acquire(ctx) == nil, acquired =
+// sem.TryAcquire(), on the same receiver.
+func (w *walker) fallbackAcquisition(as *ast.AssignStmt) bool {
+	if len(as.Rhs) != 1 || w.a.recvKey == "" {
+		return false
+	}
+	e := ast.Unparen(as.Rhs[0])
+	if b, ok := e.(*ast.BinaryExpr); ok && b.Op == token.EQL {
+		e = ast.Unparen(b.X)
+		if isNilIdent(w.p.pass.TypesInfo, e) {
+			e = ast.Unparen(b.Y)
+		}
+	}
+	call, ok := e.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	fn, ok := typeInfoCallee(w.p.pass.TypesInfo, call)
+	if !ok {
+		return false
+	}
+	k, ok := recvKeyOf(w.p.pass.TypesInfo, call)
+	_, acq := matchVerb(fn.Name())
+	return ok && acq && k == w.a.recvKey
+}
+
+// assignsOnce reports whether body assigns o in one statement only.
+func assignsOnce(info *types.Info, body *ast.BlockStmt, o types.Object) bool {
+	n := 0
+	ast.Inspect(body, func(x ast.Node) bool {
+		if as, ok := x.(*ast.AssignStmt); ok {
+			for _, l := range as.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && info.ObjectOf(id) == o {
+					n++
+				}
+			}
+		}
+		return true
+	})
+	return n == 1
 }
 
 // earlyReturn returns the if, without an else, whose body ends with ret, a return of body

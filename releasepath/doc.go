@@ -32,9 +32,10 @@
 //     that takes nothing but the hold's own arguments may name another noun:
 //     releaseOwn(ctx, c, lb) after holdAddress(ctx, c, lb, ip), the #97740 shape. Scoped
 //     verbs (Hold, Reserve, Acquire, Claim, Lock, Open, Begin, Dial) are released on every
-//     return (a pooled resource from Acquire by its Release or its Destroy); rollback verbs (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup,
-//     Start) only on error returns, and only when the function undoes the acquisition on
-//     some error path already. Only the leading word counts: m.GetMountRefs(p) is a query.
+//     return (a pooled resource from Acquire by its Release or its Destroy); rollback verbs
+//     (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup, Start) only on error
+//     returns, and only when the function undoes the acquisition on some error path
+//     already. Only the leading word counts: m.GetMountRefs(p) is a query.
 //   - samevalue: the same value or arguments are compared by types.Object (or as equal
 //     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is
 //     evidence for it: a function that holds a and releases only other reports nothing,
@@ -91,9 +92,11 @@
 //     owned { … }, if mu.TryLock() { … }. Around a release it is no condition: if acquired
 //     { defer sem.Release() } for acquired := sem.TryAcquire(), also in a literal called
 //     where it is written, and for acquired := sem.Acquire(ctx) == nil. A bool the function
-//     assigns again guards nothing, unless only where it is false (if !acquired { acquired
-//     = sem.Acquire(ctx) == nil }: false still says nothing is held) or before the
-//     acquisition with no loop around both.
+//     assigns again guards nothing, unless before the acquisition with no loop around both,
+//     or where it is false by a fallback acquisition of the same resource, once, straight
+//     in the body of if !acquired (if !acquired { acquired = sem.Acquire(ctx) == nil }:
+//     false still says nothing is held); anything more in that body (acquired = cond())
+//     guards nothing.
 //   - correlated: the edge of a test of a variable that the path has settled: a bool's
 //     value, or whether anything else but an error is nil (if c != nil, if c == nil). The
 //     search follows a parameter or local whose every change is a declaration or assignment
@@ -138,7 +141,8 @@
 //     error is dropped, one run from a field that returns no error, and an exported one
 //     outside package main.
 //   - loopinstance: a path around a loop back to the acquisition ends that instance's
-//     search; the next iteration's acquisition is its own: for … { mu.Lock(); …; mu.Unlock() }.
+//     search; the next iteration's acquisition is its own: for … { mu.Lock(); …;
+//     mu.Unlock() }.
 //   - enteredholding: a function entered holding the lock, whose first call on it is the
 //     release, takes back its caller's lock: c.mu.Unlock(); runtime.Gosched(); c.mu.Lock().
 //   - deferredbefore: a release deferred earlier in the function's own body runs after a
@@ -161,12 +165,16 @@
 //     }(), nor if err != nil && verbose. A return of the closure before the release under
 //     such a condition is one too: if err == nil { return } leaves it to where err is
 //     non-nil. Under any other (if _, ok := cg.(*progAttachCgroup); ok { return }, which
-//     keeps a file the result holds), the exception is the closure's own, and the release
-//     counts.
+//     keeps a file the result holds, or a test of an err the closure declares itself), the
+//     exception is the closure's own, and the release counts. A release only in a loop of
+//     the closure (for range xs { f.Close() }), or in a closure with a goto or a labeled
+//     break or continue, does not count.
 //   - calledliteral: a function literal called where it is written releases when every path
 //     through it does, searched as the function is: func() { if err := use(f); err != nil
 //     { f.Close() } else { f.Close() } }(). One that returns before its release where n is
-//     0 (func() { if n == 0 { return }; f.Close() }()) releases nothing there.
+//     0 (func() { if n == 0 { return }; f.Close() }()), releases only in a loop (for range
+//     xs { f.Close() }, which may run no time), or may jump past it (goto out, break outer)
+//     releases nothing there.
 //   - paramrelease: a release through the parameter of a literal called where it is
 //     written: defer func(f *os.File) { f.Close() }(x), and the receiver's lock through a
 //     parameter passed its root: defer func(fs *T) { fs.mu.Unlock() }(fs). A parameter the
@@ -203,12 +211,13 @@
 //     resetTransportAndUnlock: unlock, dial, lock, count, unlock), called or started in a
 //     go statement (go c.resetAndUnlock() hands the held lock to the goroutine).
 //   - releaseflag: a helper that releases under a bool parameter of its own, which it never
-//     assigns (if freeTurn { p.freeTurn() }), before every return where the parameter is
+//     changes (if freeTurn { p.freeTurn() }; no assignment, no &freeTurn, no range or
+//     literal that sets it), before every return where the parameter is
 //     true, itself or by passing it on (p.removeConn(cn, freeTurn)), releases at a call
 //     that passes the constant true: p.putConn(cn, true) gives back the turn of
 //     p.semaphore.TryAcquire(), and p.putConn(cn, false) nothing. Another package's helper
 //     counts by its fact: defer closers.CloseIf(f, true). A helper that tests the negation
-//     (if !keepTurn), assigns the flag, or returns before the release where it is true
+//     (if !keepTurn), changes the flag, or returns before the release where it is true
 //     says nothing.
 //   - closurevar: a local variable bound once to a function literal, never assigned again
 //     or address-taken, releases as its literal does when the literal releases whenever it
@@ -232,7 +241,8 @@
 //     function or interface (nil says failure; anything else success). So try() (bool,
 //     error) that returns false, nil unlocked and true, nil locked is read by its bool. A
 //     bare return of named results returns what the statements straight before it last
-//     assigned (ok = true; return), or the zero value when none did (false, nil); where a
+//     assigned (ok = true; return), or the zero value when none did (false, nil), and on
+//     a nilable result's own nil edge (if e == nil { c.mu.Unlock(); return }) nil; where a
 //     branch before it, a loop around it, a literal or a goto may have assigned the result,
 //     it says nothing. A return that holds it and says failure is still reported; so is
 //     every return when no result says failure at every release, or when a release needs
@@ -290,7 +300,10 @@
 //     wrap that stores c in the rows it returns (r.c = c; return r), as pgx's pool hands a
 //     connection to the rows that release it; also through another such call (return
 //     rowsOf(c, data)) or a composite literal (return rows{c: c}). A result that holds only
-//     what the value holds (return c.dataOnly()) keeps nothing of it.
+//     what the value holds (return c.dataOnly()), or that a function of the package passed
+//     the value makes of something else (return freshPlain(c)), keeps nothing of it; the
+//     result of another package's function passed it (newConn(c)) is taken to hold it, since
+//     no summary says otherwise. A store counts though it is undone later (r.c = nil).
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
 //     value is the resource for these rules, a string as much as a pointer.
 //   - errorevidence: a rollback, or a pair undone on error returns, is reported only at a

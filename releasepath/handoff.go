@@ -58,8 +58,10 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 			if t := info.TypeOf(x); t == nil || isError(t) || isBasic(t) {
 				return
 			}
-			if w.resultHoldsValue(x, func(e ast.Expr) bool { return w.holds(e, st) }) {
-				found = true // c.getPoolRows(rows), whose rows keep c (resultholds)
+			if held, known := w.resultHoldsValue(x, func(e ast.Expr) bool { return w.holds(e, st) }); known {
+				// A function of the package says what its result holds: c.getPoolRows(rows)
+				// keeps c (resultholds), freshPlain(c) nothing of it.
+				found = found || held
 				return
 			}
 			if r := receiver(info, x); r != nil {
@@ -173,8 +175,10 @@ func (w *walker) calledLitReleases(lit *ast.FuncLit, st *state) bool {
 	}
 	for _, r := range rels {
 		// A release under no condition but a guard (if acquired { defer p.Release() }), with
-		// no return of lit before it.
-		if _, g := w.guardOf(lit, r); g == deferUnconditional && !returnsBefore(lit.Body, r.Pos()) {
+		// no return of lit before it, and in no literal of its own (which the search below
+		// follows where lit calls it).
+		nested := slices.ContainsFunc(pathTo(lit.Body, r), func(n ast.Node) bool { _, ok := n.(*ast.FuncLit); return ok })
+		if _, g := w.guardOf(lit, r); g == deferUnconditional && !nested && !returnsBefore(lit.Body, r.Pos()) {
 			return true
 		}
 	}

@@ -109,16 +109,23 @@ func (w *walker) resultSays(ret *ast.ReturnStmt, i int, read func(ast.Expr, *rel
 // goto or a multi-valued assignment (ok, err = try()) may.
 func (w *walker) resultExpr(ret *ast.ReturnStmt, i int) (ast.Expr, bool) {
 	res := w.sig.Results()
+	info := w.p.pass.TypesInfo
 	switch {
 	case ret == nil:
 		return nil, false
 	case len(ret.Results) == res.Len():
+		// return e on the true edge of if e == nil returns nil.
+		if id, ok := ast.Unparen(ret.Results[i]).(*ast.Ident); ok && nilable(res.At(i).Type()) && w.nilOnPath(ret, info.Uses[id]) {
+			return nil, true
+		}
 		return ret.Results[i], true
 	case len(ret.Results) != 0 || hasGoto(w.body):
 		return nil, false
 	}
-	info := w.p.pass.TypesInfo
 	v := res.At(i)
+	if nilable(v.Type()) && w.nilOnPath(ret, v) {
+		return nil, true // e = s.m[k]; if e == nil { s.mu.Unlock(); return }
+	}
 	assigns := func(n ast.Node) bool { return assignedIn(info, n)[v] }
 	inLit := false
 	ast.Inspect(w.body, func(n ast.Node) bool {
@@ -177,6 +184,48 @@ func returnsInside(s ast.Stmt, assigns func(ast.Node) bool) bool {
 	}
 	_, ret := is.Body.List[len(is.Body.List)-1].(*ast.ReturnStmt)
 	return ret
+}
+
+// nilOnPath reports whether o is nil at ret: ret is in the body of if o == nil (or the else
+// of if o != nil), and nothing between that test and ret assigns o.
+func (w *walker) nilOnPath(ret *ast.ReturnStmt, o types.Object) bool {
+	if o == nil {
+		return false
+	}
+	info := w.p.pass.TypesInfo
+	path := pathTo(w.body, ret)
+	for k := len(path) - 2; k >= 0; k-- {
+		if list, ok := stmtList(path[k]); ok {
+			j := 0
+			if s, isStmt := path[k+1].(ast.Stmt); isStmt {
+				j = max(slices.Index(list, s), 0)
+			}
+			for _, s := range list[:j] {
+				if assignedIn(info, s)[o] {
+					return false
+				}
+			}
+			continue
+		}
+		is, ok := path[k].(*ast.IfStmt)
+		if !ok {
+			continue
+		}
+		b, ok := ast.Unparen(is.Cond).(*ast.BinaryExpr)
+		if !ok || (b.Op != token.EQL && b.Op != token.NEQ) {
+			continue
+		}
+		x, y := ast.Unparen(b.X), ast.Unparen(b.Y)
+		if isNilIdent(info, x) {
+			x, y = y, x
+		}
+		id, ok := x.(*ast.Ident)
+		if !ok || !isNilIdent(info, y) || info.Uses[id] != o {
+			continue
+		}
+		return (b.Op == token.EQL && path[k+1] == is.Body) || (b.Op == token.NEQ && path[k+1] == is.Else)
+	}
+	return false
 }
 
 // initAssigns reports whether the init statement of an if or a switch assigns what assigns

@@ -14,15 +14,16 @@ import (
 // p.putConn(ctx, cn, false) gives back nothing.
 
 // flagReleases computes wrapperInfo.whenTrue for decl: for each bool parameter the body tests
-// (if freeTurn { … }) and never assigns, the field releases it makes before every return
+// (if freeTurn { … }) and never changes (no assignment, no address taken, no literal or range
+// that sets it), the field releases it makes before every return
 // when that parameter is true and not otherwise (always, the body's fieldReleases).
 func (p *pkgChecker) flagReleases(decl *ast.FuncDecl, params map[types.Object]int, always map[int][][2]string) map[int]map[int][][2]string {
 	info := p.pass.TypesInfo
-	assigned := assignedParams(info, decl.Body, params)
+	vars := p.boolVarsOf(decl, decl.Body)
 	var out map[int]map[int][][2]string
 	for _, flag := range testedFlags(info, decl.Body, params) {
-		if assigned[flag] {
-			continue
+		if !vars.tracked[flag] || vars.reassigned[flag] {
+			continue // assigned, address-taken (clear(&freeTurn)), set in a literal or a range
 		}
 		extra := map[int][][2]string{}
 		for idx, rels := range p.fieldReleasesIf(decl, params, map[types.Object]bool{flag: true}) {

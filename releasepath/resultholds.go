@@ -69,6 +69,19 @@ func (p *pkgChecker) resultHolds(fn *types.Func) map[int]bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
+		case *ast.CallExpr:
+			// x.init(c), for a method that stores its argument in its receiver.
+			if r := receiver(info, n); r != nil {
+				if fn, ok := typeInfoCallee(info, n); ok {
+					if wi := p.wrapper(fn); wi != nil {
+						for j, arg := range n.Args {
+							if wi.keeps[j] == storedInRecv {
+								store(r, arg)
+							}
+						}
+					}
+				}
+			}
 		case *ast.AssignStmt:
 			if len(n.Lhs) == len(n.Rhs) {
 				for k := range n.Lhs {
@@ -148,13 +161,18 @@ func (p *pkgChecker) exprHolds(e ast.Expr, params map[types.Object]int, stored m
 	return out
 }
 
-// resultHoldsValue reports whether call, of a function of the package, returns a result that
-// holds the value v is: v is its receiver or an argument whose parameter the result holds.
-func (w *walker) resultHoldsValue(call *ast.CallExpr, holds func(ast.Expr) bool) bool {
+// resultHoldsValue reports, for a call of a function of the package with a body, whether its
+// result holds the value: the value is its receiver or an argument whose parameter the
+// result holds (known). known is false for any other call, which holds says nothing of.
+func (w *walker) resultHoldsValue(call *ast.CallExpr, holds func(ast.Expr) bool) (held, known bool) {
 	fn, ok := typeInfoCallee(w.p.pass.TypesInfo, call)
-	if !ok {
-		return false
+	if !ok || fn.Pkg() != w.p.pass.Pkg || w.p.decls[fn.Origin()] == nil {
+		return false, false
 	}
+	return w.resultHolds(call, fn, holds), true
+}
+
+func (w *walker) resultHolds(call *ast.CallExpr, fn *types.Func, holds func(ast.Expr) bool) bool {
 	held := w.p.resultHolds(fn)
 	if held[-1] {
 		if r := receiver(w.p.pass.TypesInfo, call); r != nil && holds(r) {

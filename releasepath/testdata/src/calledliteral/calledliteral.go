@@ -95,3 +95,69 @@ func notCalled(p string) (func(), error) {
 	_ = cleanup
 	return nil, nil // want `return may skip f.Close \(Open at line 84\)`
 }
+
+// inLoop closes only in a loop, which may run no time.
+func inLoop(p string, xs []int) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	func() {
+		for range xs {
+			f.Close()
+		}
+	}()
+	return nil // want `return may skip f.Close \(Open at line 101\)`
+}
+
+// jumpsPast jumps past the close where n is 0.
+func jumpsPast(p string, n int) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	func() {
+		if n == 0 {
+			goto out
+		}
+		f.Close()
+	out:
+	}()
+	return nil // want `return may skip f.Close \(Open at line 115\)`
+}
+
+// breaksPast breaks out of both loops past the close.
+func breaksPast(p string, xs []int) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	func() {
+	outer:
+		for {
+			for _, x := range xs {
+				if x < 0 {
+					break outer
+				}
+			}
+			f.Close()
+			return
+		}
+	}()
+	return nil // want `return may skip f.Close \(Open at line 131\)`
+}
+
+// returnsBeforeNested returns before the nested literal that closes.
+func returnsBeforeNested(p string, n int) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	func() {
+		if n == 0 {
+			return
+		}
+		func() { f.Close() }()
+	}()
+	return nil // want `return may skip f.Close \(Open at line 152\)`
+}

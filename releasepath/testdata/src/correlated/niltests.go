@@ -92,3 +92,14 @@ func updateAddressed(c *cache, reset func(**cache)) {
 		c.Unlock()
 	}
 } // want `return may skip c.Unlock \(Lock at line 88\)`
+
+// updateUnderAnd tests the cache with another term: the true edge of c != nil && verbose
+// settles both, and so does the unlock's test.
+func updateUnderAnd(c *cache, verbose bool) {
+	if c != nil && verbose {
+		c.Lock()
+	}
+	if c != nil && verbose {
+		c.Unlock()
+	}
+}

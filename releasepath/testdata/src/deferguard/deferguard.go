@@ -326,3 +326,77 @@ func closureReturnsRelease(l keyLocker, k string) (_ *repo, retErr error) {
 	r.releasers = append(r.releasers, cleanup)
 	return r, nil
 }
+
+// deferInLoop closes only in a loop of the deferred closure, which may run no time.
+func deferInLoop(p string, xs []int) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for range xs {
+			f.Close()
+		}
+	}()
+	return nil // want `return may skip f.Close \(Open at line 332\)`
+}
+
+// deferOwnErr returns early on the closure's own err: its exception, and the close counts.
+func deferOwnErr(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := f.Sync(); err == nil {
+			return
+		}
+		f.Close()
+	}()
+	return step()
+}
+
+// deferErrThenOk returns early where err is nil, and closes where ok is false: both hold at
+// the error return, which closes f; the success return keeps it.
+func deferErrThenOk(p string) (err error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if err == nil {
+			return
+		}
+		if !ok {
+			f.Close()
+		}
+	}()
+	if err = step(); err != nil {
+		return err
+	}
+	ok = true
+	return nil // want `return may skip f.Close \(Open at line 362\)`
+}
+
+// deferTwoEarly returns early where verbose, the closure's own exception, and where err is
+// nil: the success return keeps f.
+func deferTwoEarly(p string, verbose bool) (err error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if verbose {
+			return
+		}
+		if err == nil {
+			return
+		}
+		f.Close()
+	}()
+	if err = step(); err != nil {
+		return err
+	}
+	return nil // want `return may skip f.Close \(Open at line 385\)`
+}

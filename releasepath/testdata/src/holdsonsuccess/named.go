@@ -101,3 +101,25 @@ func (c *cache) tryNamedSwitch(n int) (ok bool) {
 	}
 	return // want `return may skip c.mu.Unlock \(Lock at line 94\)`
 }
+
+// lookupNilEdge returns its named entry bare on the entry's own nil edge: nil, unlocked.
+func (c *cache) lookupNilEdge(k string) (e *entry) {
+	c.mu.Lock()
+	e = c.m[k]
+	if e == nil {
+		c.mu.Unlock()
+		return
+	}
+	return
+}
+
+// lookupNilEdgeExplicit returns the entry by name on its nil edge.
+func (c *cache) lookupNilEdgeExplicit(k string) *entry {
+	c.mu.Lock()
+	e := c.m[k]
+	if e == nil {
+		c.mu.Unlock()
+		return e
+	}
+	return e
+}

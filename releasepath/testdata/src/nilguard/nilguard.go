@@ -174,3 +174,17 @@ func acquiredOnlyByError(p *permits, stop <-chan struct{}, step func() error) er
 	p.Release()
 	return nil
 }
+
+// fallbackThenChanged assigns the bool again after the fallback, where it may say true with
+// nothing held: it guards nothing.
+func fallbackThenChanged(p *permits, stop <-chan struct{}, cond func() bool, step func() error) error {
+	acquired := p.TryAcquire()
+	if !acquired {
+		acquired = p.Acquire(stop) == nil
+		acquired = cond()
+	}
+	if acquired {
+		defer p.Release()
+	}
+	return step() // want `return may skip p.Release \(TryAcquire at line 181\)` `return may skip p.Release \(Acquire at line 183\)`
+}

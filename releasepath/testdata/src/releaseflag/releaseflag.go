@@ -207,3 +207,36 @@ func (p *pool) drainInLiteral(conns []*conn, stop func() bool) {
 		}()
 	}
 }
+
+// putCleared hands its flag's address to clear, which may change it: the flag says nothing.
+func (p *pool) putCleared(cn *conn, freeTurn bool, clear func(*bool)) {
+	clear(&freeTurn)
+	if freeTurn {
+		p.freeTurn()
+	}
+}
+
+// putRanged sets its flag in a range: the flag says nothing.
+func (p *pool) putRanged(cn *conn, freeTurn bool, xs []bool) {
+	for _, freeTurn = range xs {
+	}
+	if freeTurn {
+		p.freeTurn()
+	}
+}
+
+func (p *pool) putChanged(cn *conn, clear func(*bool), xs []bool) error {
+	if !p.semaphore.TryAcquire() {
+		return errClosed
+	}
+	if cn.bad {
+		p.putCleared(cn, true, clear)
+		return errClosed // want `return may skip p.freeTurn \(TryAcquire at line 229\)`
+	}
+	if cn.pooled {
+		p.putRanged(cn, true, xs)
+		return errClosed // want `return may skip p.freeTurn \(TryAcquire at line 229\)`
+	}
+	p.freeTurn()
+	return nil
+}
