@@ -120,28 +120,8 @@ func (w *walker) collectHold(c *holdCollector, before, after int) {
 
 // declParamIndex returns the index of o among fd's parameters, -1 for its receiver.
 func declParamIndex(info *types.Info, fd *ast.FuncDecl, o types.Object) (int, bool) {
-	if fd.Recv != nil {
-		for _, f := range fd.Recv.List {
-			for _, id := range f.Names {
-				if info.Defs[id] == o {
-					return -1, true
-				}
-			}
-		}
-	}
-	i := 0
-	for _, f := range fd.Type.Params.List {
-		for _, id := range f.Names {
-			if info.Defs[id] == o {
-				return i, true
-			}
-			i++
-		}
-		if len(f.Names) == 0 {
-			i++
-		}
-	}
-	return 0, false
+	i, ok := declParams(info, fd)[o]
+	return i, ok
 }
 
 // heldCandidate returns the acquisition a call of fn makes when fn returns holding a lock of

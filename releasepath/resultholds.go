@@ -31,24 +31,7 @@ func (p *pkgChecker) resultHolds(fn *types.Func) map[int]bool {
 		return nil
 	}
 	info := p.pass.TypesInfo
-	params := map[types.Object]int{}
-	if decl.Recv != nil {
-		for _, f := range decl.Recv.List {
-			for _, id := range f.Names {
-				params[info.Defs[id]] = -1
-			}
-		}
-	}
-	i := 0
-	for _, f := range decl.Type.Params.List {
-		for _, id := range f.Names {
-			params[info.Defs[id]] = i
-			i++
-		}
-		if len(f.Names) == 0 {
-			i++
-		}
-	}
+	params := declParams(info, decl)
 	// stored maps each local to the parameters the function stores in it or in a field of
 	// it: pr.c = c, pr := &poolRows{c: c}.
 	stored := map[types.Object]map[int]bool{}

@@ -191,24 +191,7 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 		return nil
 	}
 	info := p.pass.TypesInfo
-	params := map[types.Object]int{}
-	if decl.Recv != nil {
-		for _, f := range decl.Recv.List {
-			for _, id := range f.Names {
-				params[info.Defs[id]] = -1
-			}
-		}
-	}
-	i := 0
-	for _, f := range decl.Type.Params.List {
-		if len(f.Names) == 0 {
-			i++
-		}
-		for _, id := range f.Names {
-			params[info.Defs[id]] = i
-			i++
-		}
-	}
+	params := declParams(info, decl)
 	wi := &wrapperInfo{names: map[int][][2]string{}}
 	if p.factsOnly {
 		// A fact carries the field releases and the kept parameters alone (factOf).
@@ -271,6 +254,30 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 	wi.keeps = p.keptParams(decl, params)
 	p.wrappers[fn] = wi
 	return wi
+}
+
+// declParams maps the receiver (-1) and each parameter of decl to its index; an unnamed one
+// takes its index and no entry.
+func declParams(info *types.Info, decl *ast.FuncDecl) map[types.Object]int {
+	params := map[types.Object]int{}
+	if decl.Recv != nil {
+		for _, f := range decl.Recv.List {
+			for _, id := range f.Names {
+				params[info.Defs[id]] = -1
+			}
+		}
+	}
+	i := 0
+	for _, f := range decl.Type.Params.List {
+		if len(f.Names) == 0 {
+			i++
+		}
+		for _, id := range f.Names {
+			params[info.Defs[id]] = i
+			i++
+		}
+	}
+	return params
 }
 
 func isIdent(e ast.Expr) bool {
