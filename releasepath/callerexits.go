@@ -142,24 +142,8 @@ func (p *pkgChecker) interfaceHasMethod(name string) bool {
 // if err := run(); err != nil { … os.Exit(1) } or err := run() followed by that if.
 func (p *pkgChecker) useExits(u use) bool {
 	info := p.pass.TypesInfo
-	ps := u.parents
-	at := func(i int) ast.Node { // the i-th ancestor, 0 the parent
-		if i >= len(ps) {
-			return nil
-		}
-		return ps[len(ps)-1-i]
-	}
-	i := 0
-	var fun ast.Node = u.id
-	if sel, ok := at(i).(*ast.SelectorExpr); ok && sel.Sel == u.id {
-		fun = sel // a.run()
-		i++
-	}
-	switch x := at(i).(type) {
-	case *ast.IndexExpr, *ast.IndexListExpr:
-		fun = x // load[T]()
-		i++
-	}
+	fun, i := u.valueOf()
+	at := u.at
 	call, ok := at(i).(*ast.CallExpr)
 	if !ok || ast.Unparen(call.Fun) != fun {
 		return p.actionUse(fun, at(i)) // a value: exits only as a command-line action

@@ -258,9 +258,9 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 		// mu.Lock … mu.Unlock, addrMgr.HoldAddress … addrMgr.ReleaseAddress; never
 		// m.ReleaseAddress(other) for m.HoldAddress(a).
 		return true
-	case onValue && (strict || verbName && sharesNoun(a.name, name)):
+	case onValue && (strict || verbName && a.namesAgree(name)):
 		return true // f, _ := os.Open(…) … f.Close()
-	case argValue && (strict || verbName && sharesNoun(a.name, name)):
+	case argValue && (strict || verbName && a.namesAgree(name)):
 		return true // vol, _ := c.CreateVolume(…) … c.DeleteVolume(vol.ID)
 	case strict && shares && samePkgFunc && same:
 		return true // ipam.ExecAdd(t, data) … ipam.ExecDel(t, data)

@@ -12,6 +12,7 @@ import (
 // conjunction of such terms (if err != nil && created), while the next term holds too.
 type condRelease struct {
 	flag     types.Object // the bool flag, or nil
+	fnVar    types.Object // the function variable the closure calls (deferredVarCall), or nil
 	when     bool         // the flag's value for which the release runs
 	errVar   types.Object // the error, or nil
 	errNil   bool         // the release runs while errVar is nil (if err == nil), not non-nil
@@ -172,11 +173,15 @@ func (w *walker) guardKept(o types.Object) bool {
 }
 
 // assignedApart reports whether the assignment as of o cannot change what o says of the
-// acquisition: it comes before the acquisition with no loop around both, or it sits in the
-// body of an if !o.
+// acquisition: it sits in a branch the acquisition's does not run with, it comes before the
+// acquisition with no loop around both, or it sits in the body of an if !o.
 func (w *walker) assignedApart(as *ast.AssignStmt, o types.Object) bool {
 	info := w.p.pass.TypesInfo
 	path := pathTo(w.body, as)
+	if exclusiveBranches(w.a.stmtStack, path) {
+		// if read { ok = mu.TryRLock() } else { ok = mu.TryLock() }: never on the same path.
+		return true
+	}
 	before := as.End() <= w.a.call.Pos()
 	for k := len(path) - 2; k >= 0; k-- {
 		switch n := path[k].(type) {
@@ -217,6 +222,9 @@ func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
 		if lit = w.p.calledLiteral(d.Call, w.body); lit == nil {
 			return false
 		}
+	}
+	if v := w.deferredVarCall(lit); v != nil && ok && len(d.Call.Args) == 0 && (d.Pos() > w.a.call.Pos() || w.aroundAcquisition(d)) {
+		st.conds = append(st.conds, condRelease{fnVar: v}) // runs what v holds at the return
 	}
 	params := litParams(w.p.pass.TypesInfo, lit)
 	for _, r := range w.litReleases(lit) {
@@ -536,6 +544,15 @@ func (w *walker) deferGuardRuns(ret *ast.ReturnStmt, st *state, errRet bool) boo
 	return slices.ContainsFunc(st.conds, func(c condRelease) bool { return w.condRuns(c, ret, st, errRet) })
 }
 
+// okGuardRuns reports whether a deferred release under an ok flag or through a function
+// variable runs at ret: defer func() { if !succeeded { mu.Unlock() } }() before succeeded
+// = true (holdsOnSuccess reads what those returns say).
+func (w *walker) okGuardRuns(ret *ast.ReturnStmt, st *state, errRet bool) bool {
+	return slices.ContainsFunc(st.conds, func(c condRelease) bool {
+		return (c.flag != nil || c.fnVar != nil) && w.condRuns(c, ret, st, errRet)
+	})
+}
+
 // condRuns reports whether the release under c runs at ret: every term of c holds there.
 func (w *walker) condRuns(c condRelease, ret *ast.ReturnStmt, st *state, errRet bool) bool {
 	if !w.termRuns(c, ret, st, errRet) {
@@ -547,6 +564,8 @@ func (w *walker) condRuns(c condRelease, ret *ast.ReturnStmt, st *state, errRet 
 // termRuns reports whether one term of a condition holds at ret.
 func (w *walker) termRuns(c condRelease, ret *ast.ReturnStmt, st *state, errRet bool) bool {
 	switch {
+	case c.fnVar != nil:
+		return st.clos[c.fnVar]
 	case c.flag != nil:
 		v, known := st.flags[c.flag]
 		return !known || v == c.when

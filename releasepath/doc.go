@@ -35,19 +35,26 @@
 //     return (a pooled resource from Acquire by its Release or its Destroy); rollback verbs
 //     (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup, Start) only on error
 //     returns, and only when the function undoes the acquisition on some error path
-//     already. Only the leading word counts: m.GetMountRefs(p) is a query.
+//     already. Only the leading word counts: m.GetMountRefs(p) is a query. A noun phrase
+//     names a value, not an act: a verb with a noun after it whose callee returns one string
+//     or number and no error (mountpoint := d.mountPath(id), the path of a mount) is ended
+//     only by a release that names its noun (id := p.AllocateID() by p.ReleaseID(id)), not
+//     by a bare verb (unix.Unmount(mountpoint, 0)).
 //   - samevalue: the same value or arguments are compared by types.Object (or as equal
 //     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is
 //     evidence for it: a function that holds a and releases only other reports nothing,
 //     since nothing says a must be released there (but see valuewitherror). Another field,
 //     constant element or key of the same variable is another value: n.b for n.a, s[1] for
-//     s[0]. A promoted field or method is its embedded field's: l.Lock() and
+//     s[0], and a helper's release of l.state for rawlock.LockFile(l.fd) (a deferred
+//     l.state.Unlock() beside a file lock kept on purpose). A promoted field or method is its embedded field's: l.Lock() and
 //     l.Mutex.Unlock() are one lock when l embeds sync.Mutex.
 //   - methodvalue: a method value of the release is evidence too, and releases when it is
 //     called: unlock := c.mu.Unlock; defer unlock(), also when it was taken before the
 //     acquisition, or chosen with it in two branches (if write { mu.Lock(); unlock =
 //     mu.Unlock } else { mu.RLock() } after unlock := mu.RUnlock): an assignment in the
-//     branch the acquisition's does not run with leaves the variable as it was.
+//     branch the acquisition's does not run with leaves the variable as it was. So is a
+//     method value of a helper that releases it when called (unlockFn = r.stopReading, when
+//     stopReading unlocks r.mu; see wrapper and receiverfield).
 //   - lockmode: a lock is released only by the release of its mode, RLock and TryRLock by
 //     RUnlock, Lock and TryLock by Unlock. The other mode's release on the same mutex, after
 //     the lock, releases nothing but is evidence: c.mu.RLock(); v := c.m[k]; c.mu.Unlock();
@@ -92,8 +99,9 @@
 //     owned { … }, if mu.TryLock() { … }. Around a release it is no condition: if acquired
 //     { defer sem.Release() } for acquired := sem.TryAcquire(), also in a literal called
 //     where it is written, and for acquired := sem.Acquire(ctx) == nil. A bool the function
-//     assigns again guards nothing, unless before the acquisition with no loop around both,
-//     or where it is false by a fallback acquisition of the same resource, once, straight
+//     assigns again guards nothing, unless in a branch the acquisition's does not run with
+//     (if read { ok = mu.TryRLock() } else { ok = mu.TryLock() }), before the acquisition
+//     with no loop around both, or where it is false by a fallback acquisition of the same resource, once, straight
 //     in the body of if !acquired (if !acquired { acquired = sem.Acquire(ctx) == nil }:
 //     false still says nothing is held); anything more in that body (acquired = cond())
 //     guards nothing.
@@ -140,6 +148,18 @@
 //     the function, keeps every finding; so does a function that is also called where its
 //     error is dropped, one run from a field that returns no error, and an exported one
 //     outside package main.
+//   - commandends: in package main, every return of a command ends the process, success
+//     too, when main ends once the command returns: a framework's action, every use of which
+//     is as an action, when main's last act is to run the framework (if err :=
+//     root.Execute(); err != nil { …; os.Exit(1) }, then nothing but an exit; or
+//     log.Fatal(app.Run(os.Args))), or a function stored in a command table of the package
+//     (command{action: getBigData}) whose field main calls nowhere else but as a statement
+//     of its body with nothing after it but an if on the error with no else and an exit
+//     (res, err := cmd.action(args); if err != nil { … }; os.Exit(res)). As for
+//     callerexits, only what the process holds ends with it. A function the command calls,
+//     one also called elsewhere, a field main reads or calls before other work, and a main
+//     that goes on after the command (log.Print("done"), a shutdown, an else branch) keep
+//     every finding.
 //   - loopinstance: a path around a loop back to the acquisition ends that instance's
 //     search; the next iteration's acquisition is its own: for … { mu.Lock(); …;
 //     mu.Unlock() }.
@@ -194,8 +214,9 @@
 //     closes a parameter it assigned, unlocks a value receiver's own copy of a mutex, or
 //     locks and unlocks t.Mu itself releases nothing of the caller's; a nil guard (if c ==
 //     nil { return }) is no condition, since the caller's value is not nil. A summary reads
-//     direct calls: a method value it calls (unlock := mu.Unlock; unlock()) is not read, nor
-//     is a helper taken as a method value in the caller (release := t.UnlockAndNotify).
+//     direct calls: a method value it calls (unlock := mu.Unlock; unlock()) is not read. A
+//     helper taken as a method value in the caller releases when the caller calls it
+//     (release := t.UnlockAndNotify; release()), as the release's own method value does.
 //     The summaries reach the analyzer wherever facts do: go vet, golangci-lint and the
 //     command compute them for every package they load.
 //   - receiverfield: a function of the same package that releases a field path of its
@@ -247,7 +268,27 @@
 //     it says nothing. A return that holds it and says failure is still reported; so is
 //     every return when no result says failure at every release, or when a release needs
 //     a local of the function (m.ReleaseAddress(ip) for an ip it does not return): its
-//     caller could not release it.
+//     caller could not release it. The releases are the calls of the release, the calls of
+//     a local that holds it where the path calls it (unlocker() after unlocker :=
+//     l.rw.RUnlock), and a deferred release under an ok flag or through a function
+//     variable (see funcvar), which releases at the returns where it runs: defer func() {
+//     if !succeeded { r.mu.Unlock() } }() gives the lock back at every error return, and
+//     succeeded = true; return nil keeps it for the caller's stopWriting. A release that its
+//     own block takes back later (r.mu.RUnlock(); reload(); r.mu.RLock()) says nothing of
+//     the result.
+//   - funcvar: a deferred closure that calls a local function variable whenever it runs
+//     (defer func() { if unlockFn != nil { unlockFn() } }(), or unlockFn() as a statement
+//     of it with nothing before it that may leave) releases at a return what the variable
+//     holds there: the release's method value (unlockFn := r.lockfile.Unlock), a helper's
+//     that releases it (unlockFn = r.stopReading), or a literal that does, and nothing once
+//     it is assigned anything else (unlockFn = nil). The search follows the variable along
+//     each path, as containers/storage's startReading reassigns it lock by lock. A call of
+//     it only in a loop of the closure releases nothing.
+//   - aliasrelease: the release called on a local the path made hold the value releases
+//     it: output.Close() after output = f, for output := os.Stdout declared before f :=
+//     os.Create(p), also through an interface's method of the release's name (var c
+//     io.Closer; c = f; c.Close()). A local pointed at something else again (output =
+//     os.Stderr) releases nothing of it.
 //   - handoff: returning the value, a closure that releases it or the release as a method
 //     value (return l.Unlock, nil), assigning it straight to a variable the function did
 //     not declare (a package variable, or in a literal the enclosing function's: conn, err
@@ -333,7 +374,8 @@
 //   - a value passed to a function value or an interface method (h(f), s.Take(f)), which
 //     the default tier takes as kept, since no summary says what it does;
 //   - an error return of a function whose callers exit on its error (callerexits), or of a
-//     command-line action (cliaction);
+//     command-line action (cliaction), and any return of a command main ends after
+//     (commandends);
 //   - a rollback or pair at an error return whose error no test settled (errorevidence),
 //     which may be the success path.
 //

@@ -29,13 +29,14 @@ const (
 // every return when a release needs a local of the function (m.ReleaseAddress(ip) for an ip
 // the function does not return): its caller could not release it.
 func (w *walker) holdsOnSuccess(leaks []leak) []leak {
-	if w.a.kind != scoped || len(w.a.releases) == 0 || !w.callerCanRelease() {
+	rels := w.releasesMade()
+	if w.a.kind != scoped || len(rels) == 0 && len(w.guardRuns) == 0 || !w.callerCanRelease() {
 		return leaks
 	}
 	res := w.sig.Results()
 	for i := res.Len() - 1; i >= 0; i-- {
 		read := w.outcomeReader(res.At(i).Type(), i)
-		if read == nil || !w.releasesSay(i, read, failureOutcome) {
+		if read == nil || !w.releasesSay(rels, i, read, failureOutcome) {
 			continue
 		}
 		var kept []leak
@@ -268,12 +269,15 @@ func pathTo(root, n ast.Node) []ast.Node {
 // releasesSay reports whether every release of a is followed by a return whose result i, as
 // read reads it, says want: released, then returned. A release deferred under an err != nil
 // test says failure; any other release inside a function literal says nothing.
-func (w *walker) releasesSay(i int, read func(ast.Expr, *releaseCall) outcome, want outcome) bool {
+func (w *walker) releasesSay(rels []*releaseCall, i int, read func(ast.Expr, *releaseCall) outcome, want outcome) bool {
 	info := w.p.pass.TypesInfo
-	for _, r := range w.a.releases {
+	for _, r := range rels {
+		if w.takenBack(r) {
+			continue // unlock, reload, lock: says nothing of the result
+		}
 		if inLiteral(r.stack) {
-			if want == failureOutcome && deferredLiteral(r.stack) && underErrorTest(info, r) {
-				continue // defer func() { if err != nil { mu.Unlock() } }()
+			if want == failureOutcome && deferredLiteral(r.stack) && (underErrorTest(info, r) || w.guardRunsSay(i, read)) {
+				continue // defer func() { if err != nil { mu.Unlock() } }(), or if !succeeded
 			}
 			return false
 		}
@@ -281,7 +285,41 @@ func (w *walker) releasesSay(i int, read func(ast.Expr, *releaseCall) outcome, w
 			return false
 		}
 	}
-	return true
+	// Where a deferred release under an ok flag or a function variable ran, the return
+	// released too.
+	return want != failureOutcome || len(w.guardRuns) == 0 || w.guardRunsSay(i, read)
+}
+
+// releasesMade returns the releases of the acquisition: its release calls, and the calls of
+// a local that held a release when a path called it (unlocker() after unlocker =
+// l.rw.RUnlock).
+func (w *walker) releasesMade() []*releaseCall {
+	rels := w.a.releases
+	seen := map[*ast.CallExpr]bool{}
+	for _, c := range w.varReleases {
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		if path := pathTo(w.body, c); len(path) > 0 {
+			rels = append(slices.Clip(rels), &releaseCall{call: c, stack: path[:len(path)-1]})
+		}
+	}
+	return rels
+}
+
+// guardRunsSay reports whether every return at which a deferred conditional release ran
+// (defer func() { if !succeeded { mu.Unlock() } }()) says failure by result i, and there is
+// one: for the error result, the error is known non-nil on the path there.
+func (w *walker) guardRunsSay(i int, read func(ast.Expr, *releaseCall) outcome) bool {
+	res := w.sig.Results()
+	errResult := isError(res.At(i).Type()) && i == res.Len()-1
+	for _, g := range w.guardRuns {
+		if errResult && !g.failure || !errResult && w.resultSays(g.ret, i, read, nil) != failureOutcome {
+			return false
+		}
+	}
+	return len(w.guardRuns) > 0
 }
 
 // returnAfter returns the return statement that ends the block of r's statement, after it:

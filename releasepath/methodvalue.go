@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/types"
 	"slices"
+	"strings"
 )
 
 // releaseMethodValue reports whether e is a method value of the release on the acquired
@@ -22,7 +23,41 @@ func (w *walker) releaseMethodValue(e ast.Expr, st *state) bool {
 	if !ok {
 		return false
 	}
-	return w.p.isReleaseValue(w.a, sel, fn, st.aliases)
+	if w.p.isReleaseValue(w.a, sel, fn, st.aliases) {
+		return true
+	}
+	// A method of the package that releases it when called: unlockFn = r.stopReading for
+	// r.mu.RLock(), when stopReading unlocks r.mu.
+	return w.p.isReleaseOf(w.a, &ast.CallExpr{Fun: sel}, fn)
+}
+
+// aliasRelease reports whether call is the release called on a local that the path made
+// hold the value: output.Close() after output = f, where output := os.Stdout was declared
+// before the open. The release's own calls on the value are w.rels already.
+func (w *walker) aliasRelease(call *ast.CallExpr, st *state) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	info := w.p.pass.TypesInfo
+	o := rootObj(info, sel.X)
+	if o == nil || !st.aliases[o] || w.a.values[o] {
+		return false
+	}
+	if s := info.Selections[sel]; s != nil && s.Kind() == types.MethodVal && types.IsInterface(s.Recv()) {
+		// var c io.Closer = …; c = f; c.Close(): the interface's Close is f's.
+		return w.a.releaseNamed(s.Obj().Name())
+	}
+	return w.releaseMethodValue(sel, st)
+}
+
+// releaseNamed reports whether a method of this name releases a: the method of a pair's
+// release, or a release of a's verb.
+func (a *acquisition) releaseNamed(name string) bool {
+	if a.pair != nil {
+		return slices.ContainsFunc(a.pair.releases, func(r string) bool { return strings.HasSuffix(r, "."+name) })
+	}
+	return slices.Contains(a.verb.releases, name) || isReleaseVerbName(name, a.verb.relVerbs)
 }
 
 // isReleaseValue reports whether sel, a method value of fn, is the release of a as a value:

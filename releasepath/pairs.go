@@ -295,6 +295,30 @@ func noun(name string) string {
 	return ""
 }
 
+// namesAgree reports whether a release of this name may end a by their names (sharesNoun),
+// and a noun phrase is released only by a release that names its noun: mountpoint :=
+// d.mountPath(id) is the path of a mount, which unix.Unmount(mountpoint, 0) does not undo,
+// while id := a.AllocateID() … a.ReleaseID(id) is a pair.
+func (a *acquisition) namesAgree(rel string) bool {
+	return sharesNoun(a.name, rel) && (noun(rel) != "" || !a.nounPhrase())
+}
+
+// nounPhrase reports whether a's call names a thing rather than an act: a verb with a noun
+// after it (mountPath, lockName, openCount) whose callee returns one string or number and
+// no error. Such a call computes a value; an acquisition that cannot fail and gives back a
+// number or a string is rare, and its release names what it gives back (ReleaseID).
+func (a *acquisition) nounPhrase() bool {
+	if noun(a.name) == "" {
+		return false
+	}
+	res := a.fn.Type().(*types.Signature).Results()
+	if res.Len() != 1 {
+		return false
+	}
+	b, ok := res.At(0).Type().Underlying().(*types.Basic)
+	return ok && b.Info()&(types.IsString|types.IsNumeric) != 0 // a bool may say a try-lock held
+}
+
 // sharesNoun reports whether an acquisition and a release of another name may be one pair
 // by their names: either is a bare verb (f.Close() for os.Open), or their nouns are the same
 // word or words, or one is the other's plural (CreateVolume and DeleteVolumes, AllocateIP and

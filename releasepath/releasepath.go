@@ -185,15 +185,17 @@ type pkgChecker struct {
 	uses     map[*types.Func][]use          // references to this package's functions (callerexits)
 	exits    map[*types.Func]bool           // whether each function's callers exit on its error
 	// factsOnly is set in releasefacts's run: the summaries computed are for facts only.
-	factsOnly  bool
-	bools      map[ast.Node]*boolVars                           // each function's bool variables, for correlated
-	closures   map[*ast.BlockStmt]map[types.Object]*ast.FuncLit // each body's closure variables
-	comments   map[*token.File]map[int][]string                 // line → comment texts
-	ownedBy    map[string][]*types.Func                         // per type and release names, the methods that release (receiverOwned)
-	kept       map[*types.Func]map[int]bool                     // the parameters each function's result holds (resultHolds)
-	holds      map[*types.Func]*holdSummary                     // each function's lock it returns holding (holdOf)
-	collecting *holdCollector                                   // set while a function is checked for its summary
-	actions    map[ast.Expr]bool                                // what the package stores as a command-line action (actionSlots)
+	factsOnly   bool
+	bools       map[ast.Node]*boolVars                           // each function's bool variables, for correlated
+	closures    map[*ast.BlockStmt]map[types.Object]*ast.FuncLit // each body's closure variables
+	comments    map[*token.File]map[int][]string                 // line → comment texts
+	ownedBy     map[string][]*types.Func                         // per type and release names, the methods that release (receiverOwned)
+	kept        map[*types.Func]map[int]bool                     // the parameters each function's result holds (resultHolds)
+	holds       map[*types.Func]*holdSummary                     // each function's lock it returns holding (holdOf)
+	collecting  *holdCollector                                   // set while a function is checked for its summary
+	actions     map[ast.Expr]bool                                // what the package stores as a command-line action (actionSlots)
+	mainEnds    *bool                                            // whether main ends once its framework returns (mainEndsAtFramework)
+	tableFields map[*types.Var]bool                              // whether main calls each command-table field last (fieldRunsAtEnd)
 }
 
 // newPkgChecker returns the checker of pass's package, configured by c, with the files it

@@ -109,6 +109,18 @@ type walker struct {
 	// deferredBefore is set when a statement of the body before the acquisition deferred
 	// its release (initialDefers): every return releases it.
 	deferredBefore bool
+	// guardRuns are the returns where a deferred release under a condition ran, each with
+	// whether its error was known non-nil there (holdsOnSuccess).
+	guardRuns []guardRun
+	// varReleases are the calls of a local that held a release when the path called it
+	// (unlock := mu.Unlock; …; unlock()), for holdsOnSuccess.
+	varReleases []*ast.CallExpr
+}
+
+// A guardRun is a return at which a deferred conditional release ran.
+type guardRun struct {
+	ret     *ast.ReturnStmt
+	failure bool // the return's error is known non-nil on that path
 }
 
 // A leak is a return the acquisition can reach unreleased.
@@ -381,12 +393,17 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 				verdict = released
 				return false
 			}
+			if w.aliasRelease(x, st) {
+				verdict = released // output.Close() after output = f
+				return false
+			}
 			if lit, ok := ast.Unparen(x.Fun).(*ast.FuncLit); ok && w.calledLitReleases(lit, st) {
 				verdict = released // func() { release }(), func() { if … { release } else { release } }()
 				return false
 			}
 			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok {
 				if o := info.Uses[id]; o != nil && st.clos[o] {
+					w.varReleases = append(w.varReleases, x)
 					verdict = released // cleanup()
 					return false
 				}
@@ -495,10 +512,13 @@ func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 	if !need {
 		return
 	}
-	if evident && !w.broad() && w.diesWithProcess() && w.callerExits() {
+	if !w.broad() && w.diesWithProcess() && (evident && w.callerExits() || w.commandEnds()) {
 		return // the process ends at once, and what it holds with it
 	}
 	if w.deferGuardRuns(ret, &st, errRet) {
+		if w.okGuardRuns(ret, &st, errRet) {
+			w.guardRuns = append(w.guardRuns, guardRun{ret: ret, failure: evident})
+		}
 		return
 	}
 	pos := w.body.Rbrace

@@ -142,7 +142,8 @@ func (p *pkgChecker) wrapperReleases(a *acquisition, call *ast.CallExpr, fn *typ
 	byArgs := receiver(info, a.call) == nil
 	holds := func(e ast.Expr) bool {
 		o := rootObj(info, e)
-		return o != nil && (a.values[o] || (byArgs && a.argRoots[o]))
+		// l.stateMutex is another part of l than the l.fd of raw.LockFile(l.fd, t).
+		return o != nil && (a.values[o] || (byArgs && a.argRoots[o] && !p.otherPart(a, e, o)))
 	}
 	fields := wi.fieldsAt(info, call, nil) // with what it releases for the flags passed true
 	check := func(i int) bool {

@@ -110,3 +110,48 @@ func indexStep(c client, step func() error) error {
 	}
 	return nil
 }
+
+// A noun phrase (mountPath, the path of a mount) names a value, not an act: only a release
+// that names its noun ends it.
+
+type driver struct{ root string }
+
+// mountPath computes where id is mounted.
+func (d *driver) mountPath(id string) string { return d.root + "/" + id }
+
+// Unmount undoes a mount at target.
+func Unmount(target string, flags int) error { return nil }
+
+// get mounts on error only through its deferred cleanup: the path it computed is no mount,
+// and Unmount(mountpoint, 0) no evidence that it is one.
+func (d *driver) get(id string) (string, error) {
+	mountpoint := d.mountPath(id)
+	if err := step(); err != nil {
+		_ = Unmount(mountpoint, 0)
+		return "", err
+	}
+	if err := step(); err != nil {
+		return "", err
+	}
+	return mountpoint, nil
+}
+
+type idPool struct{ next int }
+
+// AllocateID hands out a number that ReleaseID gives back: a pair, by the noun they share.
+func (p *idPool) AllocateID() int { p.next++; return p.next }
+
+// ReleaseID gives id back.
+func (p *idPool) ReleaseID(id int) {}
+
+func (p *idPool) setup() error {
+	id := p.AllocateID()
+	if err := step(); err != nil {
+		p.ReleaseID(id)
+		return err
+	}
+	if err := step(); err != nil {
+		return err // want `return may skip p.ReleaseID \(AllocateID at line 148\)`
+	}
+	return nil
+}

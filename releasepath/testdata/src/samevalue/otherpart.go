@@ -1,5 +1,11 @@
 package samevalue
 
+import (
+	"sync"
+
+	"samevalue/rawlock"
+)
+
 // A part of a variable is another value than another part of it: n.b than n.a, s[1] than
 // s[0], byName["b"] than byName["a"]. Releasing one neither releases the other nor is evidence
 // for it.
@@ -54,4 +60,23 @@ func otherFieldOnFailure(m *addrMgr, n names) error {
 	}
 	m.ReleaseAddress(n.a)
 	return nil
+}
+
+type lockFile struct {
+	state sync.Mutex
+	fd    int
+	count int
+}
+
+// lockFD takes the file lock on l.fd under l.state: the deferred l.state.Unlock releases
+// another part of l than l.fd, and is no evidence for the file lock, which is kept on purpose.
+func (l *lockFile) lockFD() {
+	l.state.Lock()
+	defer l.state.Unlock()
+	if l.count == 0 {
+		if err := rawlock.LockFile(l.fd); err != nil {
+			panic(err)
+		}
+	}
+	l.count++
 }

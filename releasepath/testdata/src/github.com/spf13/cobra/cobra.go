@@ -9,3 +9,5 @@ type Command struct {
 }
 
 func (c *Command) Execute() error { return nil }
+
+func (c *Command) ExecuteContext(ctx any) error { return nil }

@@ -1,0 +1,64 @@
+// Package aliasrelease releases a file through a local that the path made hold it: the
+// release called on the alias releases the value.
+package aliasrelease
+
+import (
+	"io"
+	"os"
+)
+
+// write sends to stdout, or to a file it creates and closes through output.
+func write(path string, b []byte) (int, error) {
+	output := os.Stdout
+	if path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return 1, err
+		}
+		output = f
+	}
+	if _, err := output.Write(b); err != nil {
+		return 1, err // want `return may skip f.Close \(Create at line 14\)`
+	}
+	output.Close()
+	return 0, nil
+}
+
+// reassigned closes output after it was pointed elsewhere: nothing of f is closed.
+func reassigned(path string, b []byte) error {
+	output := os.Stdout
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	output = f
+	if len(b) == 0 {
+		output = os.Stderr
+	}
+	output.Close()
+	return nil // want `return may skip f.Close \(Create at line 30\)`
+}
+
+// viaInterface closes through an io.Closer that holds f: the interface's Close is f's.
+func viaInterface(path string) error {
+	var c io.Closer = os.Stdin
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	c = f
+	c.Close()
+	return nil
+}
+
+// otherMethod calls a method of another name on the alias: nothing is closed.
+func otherMethod(path string) error {
+	output := os.Stdout
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	output = f
+	output.Sync()
+	return nil // want `return may skip f.Close \(Create at line 57\)`
+}
