@@ -32,6 +32,14 @@ func isActionField(v *types.Var) bool {
 	return v.Name() == "Action"
 }
 
+// isPreHook reports whether v, an action field, holds a hook the framework runs before the
+// command's action: urfave/cli's Before, cobra's PreRun, PreRunE, PersistentPreRun and
+// PersistentPreRunE. The action runs after its success.
+func isPreHook(v *types.Var) bool {
+	n := v.Name()
+	return n == "Before" || strings.HasPrefix(n, "PreRun") || strings.HasPrefix(n, "PersistentPreRun")
+}
+
 // returnsError reports whether t is a function type whose last result is an error.
 func returnsError(t types.Type) bool {
 	sig, ok := t.Underlying().(*types.Signature)
@@ -52,6 +60,7 @@ func (p *pkgChecker) actionSlots() map[ast.Expr]bool {
 		return p.actions
 	}
 	p.actions = map[ast.Expr]bool{}
+	p.preHooks = map[ast.Expr]bool{}
 	info := p.pass.TypesInfo
 	add := func(e ast.Expr) {
 		for {
@@ -71,6 +80,9 @@ func (p *pkgChecker) actionSlots() map[ast.Expr]bool {
 				if key, ok := n.Key.(*ast.Ident); ok {
 					if v, ok := info.ObjectOf(key).(*types.Var); ok && isActionField(v) {
 						add(n.Value)
+						if isPreHook(v) {
+							p.preHooks[ast.Unparen(n.Value)] = true
+						}
 					}
 				}
 			case *ast.CallExpr:
@@ -96,6 +108,9 @@ func (p *pkgChecker) actionSlots() map[ast.Expr]bool {
 					if s := info.Selections[sel]; s != nil && s.Kind() == types.FieldVal {
 						if v, ok := s.Obj().(*types.Var); ok && isActionField(v) {
 							add(n.Rhs[i])
+							if isPreHook(v) {
+								p.preHooks[ast.Unparen(n.Rhs[i])] = true
+							}
 						}
 					}
 				}

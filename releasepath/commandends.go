@@ -19,7 +19,7 @@ import (
 func (w *walker) commandEnds() bool {
 	switch fn := w.fnNode.(type) {
 	case *ast.FuncLit:
-		return w.p.actionSlots()[fn] && w.p.mainEndsAtFramework()
+		return w.p.actionSlots()[fn] && !w.p.preHooks[fn] && w.p.mainEndsAtFramework()
 	case *ast.FuncDecl:
 		obj, ok := w.p.pass.TypesInfo.Defs[fn.Name].(*types.Func)
 		if !ok || w.p.mainBody() == nil {
@@ -28,6 +28,9 @@ func (w *walker) commandEnds() bool {
 		uses := w.p.funcUses()[obj]
 		for _, u := range uses {
 			fun, i := u.valueOf()
+			if e, ok := fun.(ast.Expr); ok && w.p.actionSlots() != nil && w.p.preHooks[e] {
+				return false // Before: the command's action runs after it
+			}
 			if !(w.p.actionUse(fun, u.at(i)) && w.p.mainEndsAtFramework()) && !w.p.tableUse(fun, u.at(i)) {
 				return false // called: its caller goes on after a success
 			}
@@ -190,7 +193,9 @@ func (p *pkgChecker) computeFieldRunsAtEnd(f *types.Var) bool {
 	return true
 }
 
-// mainBody returns the body of the package's func main, if it is package main.
+// mainBody returns the body of the package's func main, if it is package main and main
+// defers nothing but the cancel of a context (defer cancel()): any other deferred call
+// (defer shutdown()) runs after the command returns.
 func (p *pkgChecker) mainBody() *ast.BlockStmt {
 	if p.pass.Pkg.Name() != "main" {
 		return nil
@@ -198,11 +203,31 @@ func (p *pkgChecker) mainBody() *ast.BlockStmt {
 	for _, f := range p.pass.Files {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" && fd.Body != nil {
+				if !p.defersOnlyCancel(fd.Body) {
+					return nil
+				}
 				return fd.Body
 			}
 		}
 	}
 	return nil
+}
+
+// defersOnlyCancel reports whether every defer of body, outside its literals, calls a
+// context.CancelFunc.
+func (p *pkgChecker) defersOnlyCancel(body *ast.BlockStmt) bool {
+	ok := true
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.DeferStmt:
+			t, _ := p.pass.TypesInfo.TypeOf(n.Call.Fun).(*types.Named)
+			ok = ok && t != nil && t.Obj().Pkg() != nil && t.Obj().Pkg().Path() == "context" && t.Obj().Name() == "CancelFunc"
+		}
+		return ok
+	})
+	return ok
 }
 
 // runsFramework reports whether s runs a command-line framework, a call of which it is (or

@@ -7,6 +7,7 @@ import (
 	"go/types"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // correlated prunes the edge of cond that contradicts what the path knows of a tracked bool
@@ -53,7 +54,228 @@ func (w *walker) testOf(cond ast.Expr, edge bool) (types.Object, bool, bool) {
 			return o, (c.Op == token.NEQ) == edge, true
 		}
 	}
+	if o, pos, ok := w.exprTest(cond); ok {
+		return o, pos == edge, true
+	}
 	return nil, false, false
+}
+
+// exprTest returns the variable that stands for cond when cond compares, or reads as a
+// bool, values the function changes only by declaring them: sub.client != nil, sub.client
+// != c, s.enabled, or a bool a range declares (for _, read := range modes). Their roots are
+// locals, parameters or the receiver, and the function changes neither them nor what holds
+// them (changesOf); a declaration the path meets again (x := … in a loop, the next iteration of
+// a range) forgets what the path knew (forgetDeclared). So if sub.client != nil &&
+// sub.client != c { sub.client.mu.Lock() } … if sub.client != nil && sub.client != c {
+// sub.client.mu.Unlock() } is one decision, as for a bool the function tracks. Calls in
+// between are taken not to change the fields read, as a reader does. The variable stands for
+// x != y (or the field itself), and pos says whether cond is it or its negation (x == y).
+func (w *walker) exprTest(cond ast.Expr) (o types.Object, pos, ok bool) {
+	var key string
+	var roots []types.Object
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.SelectorExpr, *ast.Ident: // s.locked, or a range's read
+		k, r, ok := w.stableOperand(c)
+		if !ok || !isBool(w.p.pass.TypesInfo.TypeOf(c)) {
+			return nil, false, false
+		}
+		key, roots, pos = "bool "+k, r, true
+	case *ast.BinaryExpr:
+		if c.Op != token.NEQ && c.Op != token.EQL {
+			return nil, false, false
+		}
+		kx, rx, okx := w.stableOperand(c.X)
+		ky, ry, oky := w.stableOperand(c.Y)
+		if !okx || !oky || len(rx)+len(ry) == 0 {
+			return nil, false, false
+		}
+		pos = c.Op == token.NEQ
+		if kx > ky {
+			kx, ky = ky, kx
+		}
+		key, roots = kx+" != "+ky, append(rx, ry...)
+	default:
+		return nil, false, false
+	}
+	if v, ok := w.exprVars[key]; ok {
+		return v, pos, true
+	}
+	if w.exprVars == nil {
+		w.exprVars = map[string]*types.Var{}
+		w.exprRoots = map[types.Object][]types.Object{}
+	}
+	v := types.NewVar(token.NoPos, nil, key, types.Typ[types.Bool])
+	w.exprVars[key] = v
+	w.exprRoots[v] = roots
+	return v, pos, true
+}
+
+// stableOperand returns the identity of e, a constant, nil, or a field path of a variable
+// declared in the function that it never changes but by declaring it, with that variable.
+func (w *walker) stableOperand(e ast.Expr) (string, []types.Object, bool) {
+	info := w.p.pass.TypesInfo
+	if tv, ok := info.Types[e]; ok && tv.Value != nil {
+		return "const " + tv.Value.ExactString(), nil, true // s.mode == modeLocked
+	}
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		if isNilIdent(info, x) {
+			return "nil", nil, true
+		}
+		o, ok := info.Uses[x].(*types.Var)
+		if !ok || o.Pos() < w.fnNode.Pos() || o.Pos() >= w.fnNode.End() || w.p.changesOf(w.fnNode).changed(valuePath(info, x)) {
+			return "", nil, false
+		}
+		return objID(o), []types.Object{o}, true
+	case *ast.SelectorExpr:
+		sel, ok := info.Selections[x]
+		if !ok || sel.Kind() != types.FieldVal {
+			return "", nil, false
+		}
+		k, roots, ok := w.stableOperand(x.X)
+		if !ok || len(roots) == 0 || w.p.changesOf(w.fnNode).changed(valuePath(info, x)) {
+			return "", nil, false // sub.client = other
+		}
+		return k + "." + objID(sel.Obj()), roots, true
+	}
+	return "", nil, false
+}
+
+// A varChanges says how a function changes its variables other than by declaring them.
+type varChanges struct {
+	// paths are the access paths (valuePath, joined) the function assigns, increments,
+	// takes the address of or calls a pointer method on, and every one a literal assigns:
+	// x for x = … and held.clear(), x.f for x.f = … and &x.f, x for x[i] = ….
+	paths map[string]bool
+	// escaped are the variables whose address is taken (&x, &x.f) or that a literal in the
+	// function assigns: the path cannot follow what they hold.
+	escaped map[types.Object]bool
+}
+
+// changed reports whether the function changes the value at path vp: a change at vp or at
+// a path that holds it (x for x.f).
+func (c *varChanges) changed(vp []string) bool {
+	for i := 1; i <= len(vp); i++ {
+		if c.paths[strings.Join(vp[:i], "\x00")] {
+			return true
+		}
+	}
+	return false
+}
+
+// changesOf returns how the function fnNode changes its variables, computed once.
+func (p *pkgChecker) changesOf(fnNode ast.Node) *varChanges {
+	if c, ok := p.changed[fnNode]; ok {
+		return c
+	}
+	info := p.pass.TypesInfo
+	c := &varChanges{paths: map[string]bool{}, escaped: map[types.Object]bool{}}
+	lits := 0
+	mark := func(e ast.Expr, escapes bool) {
+		vp := valuePath(info, e)
+		if i := slices.Index(vp, ""); i >= 0 {
+			vp = vp[:i] // x[i] = …: some part of x
+		}
+		if len(vp) > 0 {
+			c.paths[strings.Join(vp, "\x00")] = true
+		}
+		if o := rootObj(info, e); o != nil && escapes {
+			c.escaped[o] = true
+		}
+	}
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			lits++
+			ast.Inspect(n.Body, visit)
+			lits--
+			return false
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && n.Tok == token.DEFINE && info.Defs[id] != nil {
+					continue // declared here (in a literal, the literal's own)
+				}
+				mark(l, lits > 0)
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				for _, e := range []ast.Expr{n.Key, n.Value} {
+					if e != nil {
+						mark(e, lits > 0)
+					}
+				}
+			}
+		case *ast.IncDecStmt:
+			mark(n.X, lits > 0)
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				mark(n.X, true)
+			}
+		case *ast.SelectorExpr:
+			// held.clear() for a pointer method of a value is (&held).clear().
+			if sel, ok := info.Selections[n]; ok && sel.Kind() == types.MethodVal && !sel.Indirect() {
+				if sig, ok := sel.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
+					if _, ptr := sig.Recv().Type().(*types.Pointer); ptr {
+						if _, isPtr := info.TypeOf(n.X).Underlying().(*types.Pointer); !isPtr {
+							mark(n.X, true)
+						}
+					}
+				}
+			}
+		}
+		return true
+	}
+	ast.Inspect(fnNode, visit)
+	if p.changed == nil {
+		p.changed = map[ast.Node]*varChanges{}
+	}
+	p.changed[fnNode] = c
+	return c
+}
+
+// forgetDeclared drops what the path knows of the stable tests (exprTest) whose variables
+// objs declares anew: x := … met again in a loop, the next iteration of a range.
+func (w *walker) forgetDeclared(objs []types.Object, st *state) {
+	if len(w.exprRoots) == 0 || len(objs) == 0 {
+		return
+	}
+	for o := range st.tested {
+		if slices.ContainsFunc(w.exprRoots[o], func(r types.Object) bool { return slices.Contains(objs, r) }) {
+			delete(st.tested, o)
+		}
+	}
+}
+
+// declaredBy returns the variables n declares: the new names of x := …, of var x = …, and a
+// range's key and value, declared again at every iteration.
+func declaredBy(info *types.Info, n ast.Node) []types.Object {
+	var out []types.Object
+	add := func(e ast.Expr) {
+		if id, ok := e.(*ast.Ident); ok {
+			if o := info.Defs[id]; o != nil {
+				out = append(out, o)
+			}
+		}
+	}
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		if n.Tok == token.DEFINE {
+			for _, l := range n.Lhs {
+				add(l)
+			}
+		}
+	case *ast.ValueSpec:
+		for _, id := range n.Names {
+			add(id)
+		}
+	case *ast.RangeStmt:
+		if n.Tok == token.DEFINE {
+			add(n.Key)
+			add(n.Value)
+		}
+	}
+	return out
 }
 
 // settled evaluates cond from what the path knows of tracked variables, and reports whether
@@ -128,6 +350,7 @@ func (w *walker) terms(cond ast.Expr, v bool, st *state) {
 // assigns: a constant sets the value, anything else forgets it (a path that goes around a
 // loop through doLock := … meets another value).
 func (w *walker) assignedOnPath(n ast.Node, st *state) {
+	w.forgetDeclared(declaredBy(w.p.pass.TypesInfo, n), st)
 	if len(w.vars.assigns[n]) == 0 {
 		return
 	}
@@ -207,6 +430,9 @@ func (w *walker) tracked(o types.Object) bool { return w.vars.tracked[o] }
 // steady reports whether o is tracked and keeps the value it was declared with: only then do
 // the tests around the acquisition, which the search never meets, say what it holds there.
 func (w *walker) steady(o types.Object) bool {
+	if _, ok := w.exprRoots[o]; ok {
+		return true // a stable test (exprTest): its variables change only where declared
+	}
 	return w.vars.tracked[o] && !w.vars.reassigned[o]
 }
 
@@ -223,15 +449,18 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 		v, ok := o.(*types.Var)
 		return ok && (isBool(v.Type()) || nilable(v.Type()))
 	}
-	var params *ast.FieldList
+	var params, results *ast.FieldList
 	switch fn := fnNode.(type) {
 	case *ast.FuncDecl:
-		params = fn.Type.Params
+		params, results = fn.Type.Params, fn.Type.Results
 	case *ast.FuncLit:
-		params = fn.Type.Params
+		params, results = fn.Type.Params, fn.Type.Results
 	}
-	if params != nil {
-		for _, f := range params.List {
+	for _, fl := range []*ast.FieldList{params, results} { // a named result is declared zero
+		if fl == nil {
+			continue
+		}
+		for _, f := range fl.List {
 			for _, id := range f.Names {
 				if o := info.Defs[id]; o != nil && isBoolVar(o) {
 					v.tracked[o] = true

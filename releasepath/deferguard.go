@@ -2,8 +2,10 @@ package releasepath
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
+	"maps"
 	"slices"
 )
 
@@ -12,7 +14,8 @@ import (
 // conjunction of such terms (if err != nil && created), while the next term holds too.
 type condRelease struct {
 	flag     types.Object // the bool flag, or nil
-	fnVar    types.Object // the function variable the closure calls (deferredVarCall), or nil
+	fnVar    types.Object // the local whose value the closure releases (deferredVarCall), or nil
+	viaAlias bool         // fnVar is an alias of the value, not a function variable
 	when     bool         // the flag's value for which the release runs
 	errVar   types.Object // the error, or nil
 	errNil   bool         // the release runs while errVar is nil (if err == nil), not non-nil
@@ -178,8 +181,9 @@ func (w *walker) guardKept(o types.Object) bool {
 func (w *walker) assignedApart(as *ast.AssignStmt, o types.Object) bool {
 	info := w.p.pass.TypesInfo
 	path := pathTo(w.body, as)
-	if exclusiveBranches(w.a.stmtStack, path) {
-		// if read { ok = mu.TryRLock() } else { ok = mu.TryLock() }: never on the same path.
+	if exclusiveBranches(w.a.stmtStack, path) && !w.loopCarries(path, o) {
+		// if read { ok = mu.TryRLock() } else { ok = mu.TryLock() }: never on the same path,
+		// unless a loop around both runs the other branch in a later iteration.
 		return true
 	}
 	before := as.End() <= w.a.call.Pos()
@@ -203,13 +207,27 @@ func (w *walker) assignedApart(as *ast.AssignStmt, o types.Object) bool {
 	return before
 }
 
+// loopCarries reports whether a loop of the function holds both the acquisition and the
+// node at the end of path, and o from one iteration to the next: o is declared outside it.
+func (w *walker) loopCarries(path []ast.Node, o types.Object) bool {
+	for _, n := range path {
+		switch n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			if within(n, w.a.call) && (o.Pos() < n.Pos() || o.Pos() >= n.End()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // deferred applies a defer statement to st and reports whether it releases on every path.
 // A release in a deferred closure counts when it is unconditional or under a nil guard on
 // the handle (deferUnconditional), or, on the paths where it runs, when it is under an ok
 // flag or an error (deferConditional); under any other condition it does not count.
 func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
-	if w.rels[d.Call] {
-		return true
+	if w.rels[d.Call] || w.aliasRelease(d.Call, st) {
+		return true // defer f.Close(), defer output.Close() after output = f
 	}
 	if id, ok := ast.Unparen(d.Call.Fun).(*ast.Ident); ok {
 		if o := w.p.pass.TypesInfo.Uses[id]; o != nil && st.clos[o] {
@@ -223,8 +241,8 @@ func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
 			return false
 		}
 	}
-	if v := w.deferredVarCall(lit); v != nil && ok && len(d.Call.Args) == 0 && (d.Pos() > w.a.call.Pos() || w.aroundAcquisition(d)) {
-		st.conds = append(st.conds, condRelease{fnVar: v}) // runs what v holds at the return
+	if v, alias := w.deferredVarCall(lit); v != nil && ok && len(d.Call.Args) == 0 && (d.Pos() > w.a.call.Pos() || w.aroundAcquisition(d)) {
+		st.conds = append(st.conds, condRelease{fnVar: v, viaAlias: alias}) // releases what v holds at the return
 	}
 	params := litParams(w.p.pass.TypesInfo, lit)
 	for _, r := range w.litReleases(lit) {
@@ -480,6 +498,9 @@ func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRe
 // address-taken or assigned in a function literal): the ok flag of a deferred release. A
 // bool parameter or a field says nothing about the acquisition.
 func (w *walker) isFlag(o types.Object) bool {
+	if isBool(o.Type()) && w.tracked(o) && slices.Contains(w.namedBools(), o) {
+		return true // (ok bool): every return sets it (returnSetsFlags)
+	}
 	if !isBool(o.Type()) || !isLocal(o, w.body) || !w.tracked(o) {
 		return false // a flag a closure or a pointer may change says nothing the path knows
 	}
@@ -553,6 +574,43 @@ func (w *walker) okGuardRuns(ret *ast.ReturnStmt, st *state, errRet bool) bool {
 	})
 }
 
+// namedBools returns the function's named results of type bool.
+func (w *walker) namedBools() []types.Object {
+	var out []types.Object
+	res := w.sig.Results()
+	for i := 0; i < res.Len(); i++ {
+		if v := res.At(i); v.Name() != "" && v.Name() != "_" && isBool(v.Type()) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// returnSetsFlags applies what ret assigns to named bool results (return false for (ok
+// bool)) before the deferred releases run: a deferred if !ok { mu.Unlock() } reads it.
+func (w *walker) returnSetsFlags(ret *ast.ReturnStmt, st *state) {
+	res := w.sig.Results()
+	if ret == nil || len(ret.Results) != res.Len() {
+		return
+	}
+	named := w.namedBools()
+	if len(named) == 0 {
+		return
+	}
+	st.flags = maps.Clone(st.flags) // the path ends here; its siblings keep theirs
+	for i := 0; i < res.Len(); i++ {
+		o := res.At(i)
+		if !slices.Contains(named, types.Object(o)) {
+			continue
+		}
+		if c, ok := w.p.pass.TypesInfo.Types[ret.Results[i]]; ok && c.Value != nil && c.Value.Kind() == constant.Bool {
+			st.flags[o] = constant.BoolVal(c.Value)
+		} else {
+			delete(st.flags, o)
+		}
+	}
+}
+
 // condRuns reports whether the release under c runs at ret: every term of c holds there.
 func (w *walker) condRuns(c condRelease, ret *ast.ReturnStmt, st *state, errRet bool) bool {
 	if !w.termRuns(c, ret, st, errRet) {
@@ -564,6 +622,8 @@ func (w *walker) condRuns(c condRelease, ret *ast.ReturnStmt, st *state, errRet 
 // termRuns reports whether one term of a condition holds at ret.
 func (w *walker) termRuns(c condRelease, ret *ast.ReturnStmt, st *state, errRet bool) bool {
 	switch {
+	case c.fnVar != nil && c.viaAlias:
+		return st.aliases[c.fnVar]
 	case c.fnVar != nil:
 		return st.clos[c.fnVar]
 	case c.flag != nil:

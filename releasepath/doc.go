@@ -37,9 +37,10 @@
 //     returns, and only when the function undoes the acquisition on some error path
 //     already. Only the leading word counts: m.GetMountRefs(p) is a query. A noun phrase
 //     names a value, not an act: a verb with a noun after it whose callee returns one string
-//     or number and no error (mountpoint := d.mountPath(id), the path of a mount) is ended
-//     only by a release that names its noun (id := p.AllocateID() by p.ReleaseID(id)), not
-//     by a bare verb (unix.Unmount(mountpoint, 0)).
+//     or number and no error (mountpoint := d.mountPath(id), the path of a mount) is not
+//     ended by a bare verb that takes the value (unix.Unmount(mountpoint, 0)), only by a
+//     release that names its noun (id := p.AllocateID() by p.ReleaseID(id)) or the swapped
+//     verb on the same receiver with the same value (p.Release(id)).
 //   - samevalue: the same value or arguments are compared by types.Object (or as equal
 //     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is
 //     evidence for it: a function that holds a and releases only other reports nothing,
@@ -52,9 +53,10 @@
 //     called: unlock := c.mu.Unlock; defer unlock(), also when it was taken before the
 //     acquisition, or chosen with it in two branches (if write { mu.Lock(); unlock =
 //     mu.Unlock } else { mu.RLock() } after unlock := mu.RUnlock): an assignment in the
-//     branch the acquisition's does not run with leaves the variable as it was. So is a
-//     method value of a helper that releases it when called (unlockFn = r.stopReading, when
-//     stopReading unlocks r.mu; see wrapper and receiverfield).
+//     branch the acquisition's does not run with leaves the variable as it was. A method
+//     value of a helper that releases it releases when it is called (unlockFn =
+//     r.stopReading, when stopReading unlocks r.mu; see wrapper and receiverfield), of this
+//     package or another, but alone is no evidence.
 //   - lockmode: a lock is released only by the release of its mode, RLock and TryRLock by
 //     RUnlock, Lock and TryLock by Unlock. The other mode's release on the same mutex, after
 //     the lock, releases nothing but is evidence: c.mu.RLock(); v := c.m[k]; c.mu.Unlock();
@@ -100,8 +102,9 @@
 //     { defer sem.Release() } for acquired := sem.TryAcquire(), also in a literal called
 //     where it is written, and for acquired := sem.Acquire(ctx) == nil. A bool the function
 //     assigns again guards nothing, unless in a branch the acquisition's does not run with
-//     (if read { ok = mu.TryRLock() } else { ok = mu.TryLock() }), before the acquisition
-//     with no loop around both, or where it is false by a fallback acquisition of the same resource, once, straight
+//     (if read { ok = mu.TryRLock() } else { ok = mu.TryLock() }) and no loop around both
+//     carries the bool to a later iteration, before the acquisition with no loop around
+//     both, or where it is false by a fallback acquisition of the same resource, once, straight
 //     in the body of if !acquired (if !acquired { acquired = sem.Acquire(ctx) == nil }:
 //     false still says nothing is held); anything more in that body (acquired = cond())
 //     guards nothing.
@@ -116,6 +119,15 @@
 //     so is if c != nil { c.Lock() } … if c != nil { c.Unlock() } (nydus-snapshotter's
 //     optional cache), and didOpen = true after an open with if didOpen { f.Close() }. The
 //     tests around the acquisition settle a variable never assigned after its declaration.
+//     A comparison or a bool field of values the function changes only by declaring them is
+//     such a test too: a local, parameter or receiver, or a field path of one, that the
+//     function never assigns, increments, takes the address of, calls a pointer method on
+//     or assigns in a literal, neither it nor what holds it (sub or sub.client for
+//     sub.client; sub.client.mu.Lock() changes neither), a constant or nil (if sub.client != nil && sub.client != c
+//     { sub.client.mu.Lock() } … the same if { sub.client.mu.Unlock() }, nats-server's
+//     route protocol; if s.mode == modeLocked; if s.locked). A declaration the path meets
+//     again (x := … in a loop, the next iteration of a range) forgets it. Calls between the
+//     tests are taken not to change the fields, as a reader takes them.
 //   - neverreturns: panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal.
 //   - callerexits: a return whose error is known non-nil, in a function whose every call
 //     ends the process on that error: if err := run(); err != nil { log.Fatal(err) }, err
@@ -149,8 +161,9 @@
 //     error is dropped, one run from a field that returns no error, and an exported one
 //     outside package main.
 //   - commandends: in package main, every return of a command ends the process, success
-//     too, when main ends once the command returns: a framework's action, every use of which
-//     is as an action, when main's last act is to run the framework (if err :=
+//     too, when main ends once the command returns: a framework's action (not a hook run
+//     before it, Before, PreRunE, PersistentPreRunE), every use of which is as an action,
+//     when main's last act is to run the framework (if err :=
 //     root.Execute(); err != nil { …; os.Exit(1) }, then nothing but an exit; or
 //     log.Fatal(app.Run(os.Args))), or a function stored in a command table of the package
 //     (command{action: getBigData}) whose field main calls nowhere else but as a statement
@@ -158,8 +171,8 @@
 //     (res, err := cmd.action(args); if err != nil { … }; os.Exit(res)). As for
 //     callerexits, only what the process holds ends with it. A function the command calls,
 //     one also called elsewhere, a field main reads or calls before other work, and a main
-//     that goes on after the command (log.Print("done"), a shutdown, an else branch) keep
-//     every finding.
+//     that goes on after the command (log.Print("done"), a shutdown, an else branch, or a
+//     defer of anything but a context's cancel) keep every finding.
 //   - loopinstance: a path around a loop back to the acquisition ends that instance's
 //     search; the next iteration's acquisition is its own: for … { mu.Lock(); …;
 //     mu.Unlock() }.
@@ -275,7 +288,9 @@
 //     if !succeeded { r.mu.Unlock() } }() gives the lock back at every error return, and
 //     succeeded = true; return nil keeps it for the caller's stopWriting. A release that its
 //     own block takes back later (r.mu.RUnlock(); reload(); r.mu.RLock()) says nothing of
-//     the result.
+//     the result. A named bool result is such a flag, which every return sets: func
+//     tryLock() (ok bool) with defer func() { if !ok { c.mu.Unlock() } }() releases at
+//     return false and keeps the lock at return true.
 //   - funcvar: a deferred closure that calls a local function variable whenever it runs
 //     (defer func() { if unlockFn != nil { unlockFn() } }(), or unlockFn() as a statement
 //     of it with nothing before it that may leave) releases at a return what the variable
@@ -283,12 +298,15 @@
 //     that releases it (unlockFn = r.stopReading), or a literal that does, and nothing once
 //     it is assigned anything else (unlockFn = nil). The search follows the variable along
 //     each path, as containers/storage's startReading reassigns it lock by lock. A call of
-//     it only in a loop of the closure releases nothing.
+//     it only in a loop of the closure releases nothing, nor does a variable whose address
+//     is taken (clear(&unlockFn)) or that a literal assigns.
 //   - aliasrelease: the release called on a local the path made hold the value releases
 //     it: output.Close() after output = f, for output := os.Stdout declared before f :=
 //     os.Create(p), also through an interface's method of the release's name (var c
-//     io.Closer; c = f; c.Close()). A local pointed at something else again (output =
-//     os.Stderr) releases nothing of it.
+//     io.Closer; c = f; c.Close()), deferred (defer output.Close()), or in a closure deferred
+//     before that reads it when it runs (defer func() { output.Close() }()). A local pointed
+//     at something else again (output = os.Stderr) releases nothing of it, and one whose
+//     address is taken or that a literal assigns releases nothing.
 //   - handoff: returning the value, a closure that releases it or the release as a method
 //     value (return l.Unlock, nil), assigning it straight to a variable the function did
 //     not declare (a package variable, or in a literal the enclosing function's: conn, err

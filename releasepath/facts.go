@@ -13,7 +13,6 @@ import (
 	"golang.org/x/tools/go/analysis/passes/ctrlflow"
 	"golang.org/x/tools/go/analysis/passes/inspect"
 	"golang.org/x/tools/go/ast/inspector"
-	"golang.org/x/tools/go/types/typeutil"
 )
 
 // factsAnalyzer exports, for each exported function of every package, what the function
@@ -208,16 +207,16 @@ func runFacts(pass *analysis.Pass) (any, error) {
 	}
 	p := &pkgChecker{pass: pass, pairs: map[string]*pair{}, imported: read, factsOnly: true}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
-	for n := range ins.PreorderSeq((*ast.FuncDecl)(nil), (*ast.CallExpr)(nil)) {
-		switch n := n.(type) {
-		case *ast.FuncDecl:
-			if fn, ok := pass.TypesInfo.Defs[n.Name].(*types.Func); ok && n.Body != nil {
-				p.addDecl(fn, n)
-			}
-		case *ast.CallExpr:
-			if fn, ok := typeutil.Callee(pass.TypesInfo, n).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg() != pass.Pkg {
-				read(fn.Origin())
-			}
+	for n := range ins.PreorderSeq((*ast.FuncDecl)(nil)) {
+		if fn, ok := pass.TypesInfo.Defs[n.(*ast.FuncDecl).Name].(*types.Func); ok && n.(*ast.FuncDecl).Body != nil {
+			p.addDecl(fn, n.(*ast.FuncDecl))
+		}
+	}
+	// Every function of another package the package names: called, or taken as a value
+	// (release := t.UnlockAndCount), which releases when it is called.
+	for _, o := range pass.TypesInfo.Uses {
+		if fn, ok := o.(*types.Func); ok && fn.Pkg() != nil && fn.Pkg() != pass.Pkg {
+			read(fn.Origin())
 		}
 	}
 	// The lock a function returns holding is what its body's check finds (holdOf), so it

@@ -6,13 +6,15 @@ import (
 	"go/types"
 )
 
-// deferredVarCall returns the local function variable that lit, a deferred closure, calls
-// whenever it runs: unlockFn() as a statement of its body, or alone in if unlockFn != nil
-// { unlockFn() }, with nothing before it that may leave the closure. What the call releases
-// is what the variable holds when the closure runs, at the return: the search follows the
-// variable (st.clos), so defer func() { if unlockFn != nil { unlockFn() } }() releases
-// after unlockFn = r.stopReading, not after unlockFn = nil. Nil when lit makes no such call.
-func (w *walker) deferredVarCall(lit *ast.FuncLit) types.Object {
+// deferredVarCall returns the local variable whose value lit, a deferred closure, releases
+// whenever it runs: a function variable it calls (unlockFn() as a statement of its body,
+// or alone in if unlockFn != nil { unlockFn() }), or, with alias set, a local on which it
+// calls a method of the release's name (output.Close()), with nothing before it that may
+// leave the closure. What the call releases is what the variable holds when the closure
+// runs, at the return: the search follows the variable (st.clos, st.aliases), so defer
+// func() { if unlockFn != nil { unlockFn() } }() releases after unlockFn = r.stopReading,
+// not after unlockFn = nil. Nil when lit makes no such call.
+func (w *walker) deferredVarCall(lit *ast.FuncLit) (v types.Object, alias bool) {
 	info := w.p.pass.TypesInfo
 	local := func(e ast.Expr) types.Object {
 		id, ok := ast.Unparen(e).(*ast.Ident)
@@ -20,39 +22,46 @@ func (w *walker) deferredVarCall(lit *ast.FuncLit) types.Object {
 			return nil
 		}
 		o, ok := info.Uses[id].(*types.Var)
-		if !ok || !isLocal(o, w.body) || within(lit, id) && o.Pos() >= lit.Pos() && o.Pos() < lit.End() {
-			return nil
-		}
-		if _, ok := o.Type().Underlying().(*types.Signature); !ok {
-			return nil
+		if !ok || !isLocal(o, w.body) || o.Pos() >= lit.Pos() && o.Pos() < lit.End() || w.p.changesOf(w.fnNode).escaped[o] {
+			return nil // the closure's own, or changed where the path cannot see (clear(&unlockFn))
 		}
 		return o
 	}
-	called := func(s ast.Stmt) types.Object {
+	called := func(s ast.Stmt) (types.Object, bool) {
 		es, ok := s.(*ast.ExprStmt)
 		if !ok {
-			return nil
+			return nil, false
 		}
 		call, ok := ast.Unparen(es.X).(*ast.CallExpr)
 		if !ok || len(call.Args) > 0 {
-			return nil
+			return nil, false
 		}
-		return local(call.Fun)
+		if o := local(call.Fun); o != nil {
+			if _, isFunc := o.Type().Underlying().(*types.Signature); isFunc {
+				return o, false // unlockFn()
+			}
+		}
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && w.a.releaseNamed(sel.Sel.Name) {
+			if o := local(sel.X); o != nil && !w.a.values[o] {
+				return o, true // output.Close()
+			}
+		}
+		return nil, false
 	}
 	for _, s := range lit.Body.List {
-		if o := called(s); o != nil {
-			return o
+		if o, alias := called(s); o != nil {
+			return o, alias
 		}
 		if ifs, ok := s.(*ast.IfStmt); ok && ifs.Init == nil && ifs.Else == nil && len(ifs.Body.List) == 1 {
-			if o := called(ifs.Body.List[0]); o != nil && notNilTest(info, ifs.Cond, o) {
-				return o
+			if o, alias := called(ifs.Body.List[0]); o != nil && notNilTest(info, ifs.Cond, o) {
+				return o, alias
 			}
 		}
 		if mayLeave(info, s) {
-			return nil
+			return nil, false
 		}
 	}
-	return nil
+	return nil, false
 }
 
 // notNilTest reports whether cond is o != nil.

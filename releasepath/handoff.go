@@ -170,7 +170,7 @@ func (w *walker) litReleases(lit *ast.FuncLit) []*ast.CallExpr {
 // function deferred, which run when the function returns, not the literal.
 func (w *walker) calledLitReleases(lit *ast.FuncLit, st *state) bool {
 	rels := w.litReleases(lit)
-	if len(rels) == 0 {
+	if len(rels) == 0 && !w.callsHeldRelease(lit, st) {
 		return false
 	}
 	for _, r := range rels {
@@ -194,6 +194,23 @@ func (w *walker) calledLitReleases(lit *ast.FuncLit, st *state) bool {
 	in.conds = nil
 	sub.block(g.Blocks[0], 0, in)
 	return len(sub.leaks) == 0
+}
+
+// callsHeldRelease reports whether lit calls a local that holds a release where lit is
+// called (func() { release() }() after release := t.unlockAndCount): the search of lit's
+// graph below reads it.
+func (w *walker) callsHeldRelease(lit *ast.FuncLit, st *state) bool {
+	info := w.p.pass.TypesInfo
+	found := false
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok && st.clos[info.Uses[id]] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // returnsBefore reports whether body has a return of its own that ends before pos.

@@ -41,8 +41,8 @@ func (w *walker) aliasRelease(call *ast.CallExpr, st *state) bool {
 	}
 	info := w.p.pass.TypesInfo
 	o := rootObj(info, sel.X)
-	if o == nil || !st.aliases[o] || w.a.values[o] {
-		return false
+	if o == nil || !st.aliases[o] || w.a.values[o] || w.p.changesOf(w.fnNode).escaped[o] {
+		return false // an alias a literal or a pointer may point elsewhere
 	}
 	if s := info.Selections[sel]; s != nil && s.Kind() == types.MethodVal && types.IsInterface(s.Recv()) {
 		// var c io.Closer = …; c = f; c.Close(): the interface's Close is f's.

@@ -194,7 +194,9 @@ type pkgChecker struct {
 	holds       map[*types.Func]*holdSummary                     // each function's lock it returns holding (holdOf)
 	collecting  *holdCollector                                   // set while a function is checked for its summary
 	actions     map[ast.Expr]bool                                // what the package stores as a command-line action (actionSlots)
+	preHooks    map[ast.Expr]bool                                // the actions that are hooks run before a command's (actionSlots)
 	mainEnds    *bool                                            // whether main ends once its framework returns (mainEndsAtFramework)
+	changed     map[ast.Node]*varChanges                         // how each function changes its variables (changesOf)
 	tableFields map[*types.Var]bool                              // whether main calls each command-table field last (fieldRunsAtEnd)
 }
 

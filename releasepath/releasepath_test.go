@@ -43,6 +43,7 @@ func TestAnalyzer(t *testing.T) {
 		"cniipam",
 		"closurevar",
 		"commandends",
+		"commandends/deferred",
 		"commandends/elsebranch",
 		"commandends/fatal",
 		"commandends/goeson",

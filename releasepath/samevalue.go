@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
+	"strings"
 )
 
 // sameValue reports whether call, a release candidate for a, releases the same thing: it takes
@@ -62,6 +63,51 @@ func (p *pkgChecker) otherPart(a *acquisition, arg ast.Expr, o types.Object) boo
 	return true
 }
 
+// otherPartVia reports whether e, extended by path, the field names a helper of fn's
+// package releases on it (".state" for l.unlockState() unlocking l.state), names another
+// part of e's root than every argument of a rooted there. A root that is the acquired
+// value itself, or a path that does not resolve, is no other part.
+func (p *pkgChecker) otherPartVia(a *acquisition, e ast.Expr, fn *types.Func, path string) bool {
+	info := p.pass.TypesInfo
+	o := rootObj(info, e)
+	if o == nil || a.values[o] || path == "" {
+		return false
+	}
+	suffix, ok := resolveFields(info.TypeOf(e), fn.Pkg(), path)
+	if !ok {
+		return false
+	}
+	vp := valuePath(info, e)
+	for _, id := range strings.Split(suffix, ".")[1:] {
+		vp = append(vp, "."+id)
+	}
+	for _, acq := range a.call.Args {
+		if rootObj(info, acq) == o && !diverges(vp, valuePath(info, acq)) {
+			return false
+		}
+	}
+	return true
+}
+
+// holderOfPart reports whether e, rooted at a variable that is no acquired value, holds an
+// argument of a rather than being one: l for rawlock.LockFile(l.fd).
+func (p *pkgChecker) holderOfPart(a *acquisition, e ast.Expr) bool {
+	info := p.pass.TypesInfo
+	o := rootObj(info, e)
+	if o == nil || a.values[o] {
+		return false
+	}
+	vp := valuePath(info, e)
+	for _, acq := range a.call.Args {
+		if rootObj(info, acq) == o {
+			if ap := valuePath(info, acq); len(vp) < len(ap) && !diverges(vp, ap) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // valuePath is the access path of e from its root: the root object, then a step for each
 // field and each constant index or key, "" for a step it cannot name (a variable index).
 func valuePath(info *types.Info, e ast.Expr) []string {
@@ -75,7 +121,12 @@ func valuePath(info *types.Info, e ast.Expr) []string {
 		}
 	case *ast.SelectorExpr:
 		if sel, ok := info.Selections[x]; ok && sel.Kind() == types.FieldVal {
-			return append(valuePath(info, x.X), "."+objID(sel.Obj()))
+			// A promoted field is its embedded field's: o.a is o.inner.a.
+			path := valuePath(info, x.X)
+			for _, f := range fieldChain(sel) {
+				path = append(path, "."+objID(f))
+			}
+			return path
 		}
 		if o := info.Uses[x.Sel]; o != nil {
 			return []string{objID(o)}

@@ -112,6 +112,10 @@ type walker struct {
 	// guardRuns are the returns where a deferred release under a condition ran, each with
 	// whether its error was known non-nil there (holdsOnSuccess).
 	guardRuns []guardRun
+	// exprVars stand for the stable tests the search met (exprTest), by their text, and
+	// exprRoots are the variables each one reads.
+	exprVars  map[string]*types.Var
+	exprRoots map[types.Object][]types.Object
 	// varReleases are the calls of a local that held a release when the path called it
 	// (unlock := mu.Unlock; …; unlock()), for holdsOnSuccess.
 	varReleases []*ast.CallExpr
@@ -186,6 +190,9 @@ func (w *walker) run() {
 		return // unreachable acquisition
 	}
 	st := newState(w.a.errObj != nil)
+	for _, o := range w.namedBools() {
+		st.flags[o] = false // a named result starts as its zero value
+	}
 	w.initialDefers(&st)
 	if w.deferredBefore && !w.reassignedAfter() {
 		return
@@ -227,6 +234,9 @@ func (w *walker) block(b *cfg.Block, from int, st state) {
 				return
 			}
 		}
+	}
+	if rs, ok := b.Stmt.(*ast.RangeStmt); ok && b.Kind == cfg.KindRangeLoop && from == 0 {
+		w.forgetDeclared(declaredBy(w.p.pass.TypesInfo, rs), &st) // the next iteration's
 	}
 	for i := from; i < len(b.Nodes); i++ {
 		n := b.Nodes[i]
@@ -507,6 +517,7 @@ func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 		}
 	}
 	evident := errRet && w.errorEvident(ret, &st)
+	w.returnSetsFlags(ret, &st)
 	// The broader tier reports a rollback at every error return, evident or not.
 	need := w.a.kind == scoped || evident || (errRet && w.broad())
 	if !need {

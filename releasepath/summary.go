@@ -174,6 +174,15 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 			}
 		}
 	}
+	if receiver(s.info, call) == nil && s.p.isReleaseName(c.fn.Name(), funcName(c.fn)) {
+		// rawlock.UnlockFile(l.fd) releases the field path it is passed, and nothing else
+		// of l: the summary keeps which part.
+		if args := nonContextArgs(s.info, call); len(args) == 1 {
+			if site, ok := s.at(args[0]); ok && site.path != "" {
+				s.release(site, c.fn.Name(), c, dom, defers)
+			}
+		}
+	}
 	inner := s.p.wrapper(c.fn)
 	if inner == nil {
 		return nil
@@ -473,4 +482,15 @@ func (k *keepScan) call(n *ast.CallExpr) {
 
 func isGlobal(o types.Object) bool {
 	return o.Parent() != nil && o.Pkg() != nil && o.Parent() == o.Pkg().Scope()
+}
+
+// nonContextArgs returns call's arguments but its contexts.
+func nonContextArgs(info *types.Info, call *ast.CallExpr) []ast.Expr {
+	var out []ast.Expr
+	for _, a := range call.Args {
+		if t := info.TypeOf(a); t == nil || !isContext(t) {
+			out = append(out, a)
+		}
+	}
+	return out
 }

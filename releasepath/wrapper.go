@@ -146,24 +146,30 @@ func (p *pkgChecker) wrapperReleases(a *acquisition, call *ast.CallExpr, fn *typ
 		return o != nil && (a.values[o] || (byArgs && a.argRoots[o] && !p.otherPart(a, e, o)))
 	}
 	fields := wi.fieldsAt(info, call, nil) // with what it releases for the flags passed true
-	check := func(i int) bool {
+	check := func(i int, e ast.Expr) bool {
+		// A helper called on what holds the acquisition's argument (l for
+		// rawlock.LockFile(l.fd)) releases it only by a release of that part (fields):
+		// l.unlockFD(), not l.unlockState().
+		holder := byArgs && p.holderOfPart(a, e)
 		for _, nf := range wi.names[i] {
-			if isRel(nf[0], nf[1]) {
+			if isRel(nf[0], nf[1]) && !holder {
 				return true
 			}
 		}
 		for _, r := range fields[i] {
-			if isRel(r[1], "") {
+			// l.unlockState() releases l.state, another part of l than the l.fd of
+			// rawlock.LockFile(l.fd).
+			if isRel(r[1], "") && !(byArgs && p.otherPartVia(a, e, fn, r[0])) {
 				return true
 			}
 		}
 		return false
 	}
-	if r := receiver(info, call); r != nil && holds(r) && check(-1) {
+	if r := receiver(info, call); r != nil && holds(r) && check(-1, r) {
 		return true
 	}
 	for i, arg := range call.Args {
-		if holds(arg) && check(i) {
+		if holds(arg) && check(i, arg) {
 			return true
 		}
 	}

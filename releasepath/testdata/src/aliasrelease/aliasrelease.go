@@ -62,3 +62,43 @@ func otherMethod(path string) error {
 	output.Sync()
 	return nil // want `return may skip f.Close \(Create at line 57\)`
 }
+
+// deferClosure defers a closure before the open that closes output when it runs: output
+// holds f then.
+func deferClosure(path string) error {
+	output := os.Stdout
+	defer func() { output.Close() }()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	output = f
+	_, err = output.WriteString("x")
+	return err
+}
+
+// deferAfter defers Close on the alias once it holds f.
+func deferAfter(path string) error {
+	output := os.Stdout
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	output = f
+	defer output.Close()
+	_, err = output.WriteString("x")
+	return err
+}
+
+// repointInLiteral points out elsewhere in a literal: what it closes is not f.
+func repointInLiteral(path string) error {
+	out := os.Stdout
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	out = f
+	func() { out = os.Stderr }()
+	out.Close()
+	return nil // want `return may skip f.Close \(Create at line 96\)`
+}

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -19,6 +20,8 @@ type options struct{ verbose bool }
 var mu sync.Mutex
 
 func main() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	opts := &options{}
 	root := &cobra.Command{Use: "tool", RunE: get}
 	export := &cobra.Command{Use: "export", RunE: opts.export}
@@ -53,7 +56,7 @@ func main() {
 		return sharedRun(cmd, args)
 	}}
 	_, _, _, _, _, _, _ = export, inline, locked, reserve, through, shared, again
-	if err := root.ExecuteContext(nil); err != nil {
+	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -102,7 +105,7 @@ func reserveAddress(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if len(args) > 1 {
-		return nil // want `return may skip m.ReleaseAddress \(HoldAddress at line 100\)`
+		return nil // want `return may skip m.ReleaseAddress \(HoldAddress at line 103\)`
 	}
 	return m.ReleaseAddress(ip)
 }
@@ -118,7 +121,7 @@ func write(path string) error {
 		return err
 	}
 	if len(path) > 10 {
-		return nil // want `return may skip f.Close \(Create at line 113\)`
+		return nil // want `return may skip f.Close \(Create at line 116\)`
 	}
 	return f.Close()
 }
@@ -133,7 +136,7 @@ func sharedRun(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if len(args) > 1 {
-		return nil // want `return may skip f.Close \(Open at line 128\)`
+		return nil // want `return may skip f.Close \(Open at line 131\)`
 	}
 	return f.Close()
 }

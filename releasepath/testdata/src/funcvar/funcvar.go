@@ -131,3 +131,32 @@ func (s *store) successReleases(fast bool) error {
 	unlockFn = nil
 	return nil // want `return may skip s.file.RUnlock \(RLock at line 121\)`
 }
+
+// addressTaken clears unlock through its address: the path cannot follow it, and the
+// deferred call releases nothing it can name.
+func (s *store) addressTaken() {
+	s.mu.Lock()
+	unlock := s.mu.Unlock
+	defer func() {
+		if unlock != nil {
+			unlock()
+		}
+	}()
+	clearFunc(&unlock)
+	return // want `return may skip s.mu.Unlock \(Lock at line 138\)`
+}
+
+func clearFunc(f *func()) { *f = nil }
+
+// clearedInLiteral clears unlock in a literal called where it is written.
+func (s *store) clearedInLiteral() {
+	s.mu.Lock()
+	unlock := s.mu.Unlock
+	defer func() {
+		if unlock != nil {
+			unlock()
+		}
+	}()
+	func() { unlock = nil }()
+	return // want `return may skip s.mu.Unlock \(Lock at line 153\)`
+}

@@ -123,3 +123,34 @@ func (c *cache) lookupNilEdgeExplicit(k string) *entry {
 	}
 	return e
 }
+
+// tryNamedFlag's named result is the flag of its deferred release: return false runs the
+// unlock, return true keeps the lock for the caller.
+func (c *cache) tryNamedFlag() (ok bool) {
+	c.mu.Lock()
+	defer func() {
+		if !ok {
+			c.mu.Unlock()
+		}
+	}()
+	if c.busy {
+		return false
+	}
+	return true
+}
+
+// tryNamedFlagBare sets it before bare returns.
+func (c *cache) tryNamedFlagBare() (ok bool) {
+	c.mu.Lock()
+	defer func() {
+		if !ok {
+			c.mu.Unlock()
+		}
+	}()
+	if c.busy {
+		ok = false
+		return
+	}
+	ok = true
+	return
+}

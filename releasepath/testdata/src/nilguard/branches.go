@@ -53,3 +53,44 @@ func (l *rwFile) tryLockAgain(read bool) error {
 	}
 	return nil
 }
+
+type two struct{ a, b sync.Mutex }
+
+// loopTestAfter assigns the guard in exclusive branches of a loop and tests it after: a
+// later iteration's other branch assigns it after this one's, so false says nothing.
+func (l *two) loopTestAfter(modes []bool) error {
+	var ok bool
+	for _, read := range modes {
+		if read {
+			ok = l.a.TryLock()
+		} else {
+			ok = false
+		}
+	}
+	if !ok {
+		return errBusy // want `return may skip l.a.Unlock \(TryLock at line 65\)`
+	}
+	l.a.Unlock()
+	return nil
+}
+
+// inLoop declares the guard inside the loop body: each iteration's is its own.
+func (l *rwFile) inLoop(modes []bool) error {
+	for _, read := range modes {
+		var ok bool
+		if read {
+			ok = l.rw.TryRLock()
+		} else {
+			ok = l.rw.TryLock()
+		}
+		if !ok {
+			return errBusy
+		}
+		if read {
+			l.rw.RUnlock()
+		} else {
+			l.rw.Unlock()
+		}
+	}
+	return nil
+}

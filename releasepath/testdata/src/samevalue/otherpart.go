@@ -1,6 +1,7 @@
 package samevalue
 
 import (
+	"errors"
 	"sync"
 
 	"samevalue/rawlock"
@@ -80,3 +81,38 @@ func (l *lockFile) lockFD() {
 	}
 	l.count++
 }
+
+func (l *lockFile) unlockState() { l.state.Unlock() }
+func (l *lockFile) unlockFD()    { rawlock.UnlockFile(l.fd) }
+
+// helperOtherPart calls a helper that unlocks l.state on one path: another part of l than
+// the l.fd of the file lock, so that path skips it.
+func (l *lockFile) helperOtherPart() error {
+	l.state.Lock()
+	if err := rawlock.LockFile(l.fd); err != nil {
+		l.state.Unlock()
+		return err
+	}
+	if l.count > 0 {
+		l.unlockState()
+		return errOther // want `return may skip rawlock.UnlockFile \(LockFile at line 92\)`
+	}
+	rawlock.UnlockFile(l.fd)
+	l.state.Unlock()
+	return nil
+}
+
+// helperSamePart calls a helper that unlocks l.fd: the file lock's release.
+func (l *lockFile) helperSamePart() error {
+	if err := rawlock.LockFile(l.fd); err != nil {
+		return err
+	}
+	if l.count > 0 {
+		l.unlockFD()
+		return errOther
+	}
+	rawlock.UnlockFile(l.fd)
+	return nil
+}
+
+var errOther = errors.New("other")

@@ -264,3 +264,23 @@ func pInterfaceEmbed(l withLocker, stop bool) int {
 	l.Unlock()
 	return 0
 }
+
+type inner struct{ a string }
+
+type outer struct{ inner }
+
+// promotedField holds o.a, which is o.inner.a: its release by either name is evidence, and
+// the return that skips it is reported.
+func promotedField(m *addrMgr, o outer) error {
+	if _, err := m.HoldAddress(o.a); err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		m.ReleaseAddress(o.inner.a)
+		return err
+	}
+	if err := step(); err != nil {
+		return err // want `return may skip m.ReleaseAddress \(HoldAddress at line 275\)`
+	}
+	return m.ReleaseAddress(o.inner.a)
+}

@@ -1,4 +1,5 @@
 // Command fatal runs its app under log.Fatal, which ends the process whatever Run returns.
+// A Before hook is no command: the action runs after its success.
 package main
 
 import (
@@ -9,7 +10,7 @@ import (
 )
 
 func main() {
-	app := &cli.App{Action: build}
+	app := &cli.App{Action: build, Commands: []*cli.Command{{Name: "b", Before: prepare, Action: build}}}
 	log.Fatal(app.Run(os.Args))
 }
 
@@ -20,4 +21,15 @@ func build(c *cli.Context) error {
 	}
 	_, err = f.WriteString("x")
 	return err
+}
+
+func prepare(c *cli.Context) error {
+	f, err := os.Create(c.Args[0])
+	if err != nil {
+		return err
+	}
+	if len(c.Args) > 1 {
+		return nil // want `return may skip f.Close \(Create at line 27\)`
+	}
+	return f.Close()
 }
