@@ -384,6 +384,13 @@ func (a *acquisition) bind(info *types.Info, stack []ast.Node, body *ast.BlockSt
 			a.node = s
 		}
 	}
+	a.bindOperands(info, body)
+	return true
+}
+
+// bindOperands records what the call is made on and with: the receiver's key, a local
+// handle it is called on, and the roots of its arguments.
+func (a *acquisition) bindOperands(info *types.Info, body *ast.BlockStmt) {
 	if r := receiver(info, a.call); r != nil {
 		if k, ok := recvKeyOf(info, a.call); ok {
 			a.recvKey = k
@@ -411,7 +418,6 @@ func (a *acquisition) bind(info *types.Info, stack []ast.Node, body *ast.BlockSt
 			}
 		}
 	}
-	return true
 }
 
 // heldBool returns the variable s assigns whether call, which returns nothing but an error,

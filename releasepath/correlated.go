@@ -449,23 +449,9 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 		v, ok := o.(*types.Var)
 		return ok && (isBool(v.Type()) || nilable(v.Type()))
 	}
-	var params, results *ast.FieldList
-	switch fn := fnNode.(type) {
-	case *ast.FuncDecl:
-		params, results = fn.Type.Params, fn.Type.Results
-	case *ast.FuncLit:
-		params, results = fn.Type.Params, fn.Type.Results
-	}
-	for _, fl := range []*ast.FieldList{params, results} { // a named result is declared zero
-		if fl == nil {
-			continue
-		}
-		for _, f := range fl.List {
-			for _, id := range f.Names {
-				if o := info.Defs[id]; o != nil && isBoolVar(o) {
-					v.tracked[o] = true
-				}
-			}
+	for _, id := range signatureNames(fnNode) { // a named result is declared zero
+		if o := info.Defs[id]; o != nil && isBoolVar(o) {
+			v.tracked[o] = true
 		}
 	}
 	untracked := map[types.Object]bool{}
@@ -538,4 +524,27 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 	}
 	p.bools[fnNode] = v
 	return v
+}
+
+// signatureNames returns the names of the parameters and named results of fnNode, a
+// function declaration or literal.
+func signatureNames(fnNode ast.Node) []*ast.Ident {
+	var ft *ast.FuncType
+	switch fn := fnNode.(type) {
+	case *ast.FuncDecl:
+		ft = fn.Type
+	case *ast.FuncLit:
+		ft = fn.Type
+	default:
+		return nil
+	}
+	var out []*ast.Ident
+	for _, fl := range []*ast.FieldList{ft.Params, ft.Results} {
+		if fl != nil {
+			for _, f := range fl.List {
+				out = append(out, f.Names...)
+			}
+		}
+	}
+	return out
 }

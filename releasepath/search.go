@@ -344,7 +344,6 @@ func (w *walker) commSends() map[*ast.SendStmt]bool {
 
 // nodeStep applies one CFG node to st.
 func (w *walker) nodeStep(n ast.Node, st *state) step {
-	info := w.p.pass.TypesInfo
 	if w.loopInstance(n) {
 		return stopped
 	}
@@ -399,61 +398,46 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 		case *ast.FuncLit:
 			return false
 		case *ast.CallExpr:
-			if w.rels[x] {
-				verdict = released
-				return false
-			}
-			if w.aliasRelease(x, st) {
-				verdict = released // output.Close() after output = f
-				return false
-			}
-			if lit, ok := ast.Unparen(x.Fun).(*ast.FuncLit); ok && w.calledLitReleases(lit, st) {
-				verdict = released // func() { release }(), func() { if … { release } else { release } }()
-				return false
-			}
-			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok {
-				if o := info.Uses[id]; o != nil && st.clos[o] {
-					w.varReleases = append(w.varReleases, x)
-					verdict = released // cleanup()
-					return false
-				}
-			}
-			if w.flagSettledRelease(x, st) {
-				verdict = released // reject(err) for reject := func(…) { if held { q.unhold(id) } }, held true
-				return false
-			}
-			for _, arg := range x.Args {
-				if lit, ok := ast.Unparen(arg).(*ast.FuncLit); ok && w.litReleases(lit) != nil {
-					verdict = handedOn // t.Cleanup(func() { f.Close() })
-					return false
-				}
-				if w.releaseMethodValue(arg, st) {
-					verdict = handedOn // s.Defer("address/x", l.Release), t.Cleanup(f.Close)
-					return false
-				}
-				if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
-					if o := info.Uses[id]; o != nil && st.clos[o] {
-						verdict = handedOn // t.Cleanup(cleanup)
-						return false
-					}
-				}
-				if w.compositeHandOff(x, arg, st) {
-					verdict = handedOn
-					return false
-				}
-			}
-			if w.keptByCallee(x, st) {
-				verdict = handedOn // pprof.StartCPUProfile(f), whose goroutine writes f
-				return false
-			}
-			if neverReturns(info, x) {
-				verdict = stopped
-				return false
-			}
+			verdict = w.callStep(x, st)
 		}
-		return true
+		return verdict == goOn
 	})
 	return verdict
+}
+
+// callStep is the verdict of one call on the path (nodeStep).
+func (w *walker) callStep(x *ast.CallExpr, st *state) step {
+	info := w.p.pass.TypesInfo
+	held := func(e ast.Expr) bool { // a local that holds a release: cleanup
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && info.Uses[id] != nil && st.clos[info.Uses[id]]
+	}
+	switch lit, isLit := ast.Unparen(x.Fun).(*ast.FuncLit); {
+	case w.rels[x], w.aliasRelease(x, st): // output.Close() after output = f
+		return released
+	case isLit && w.calledLitReleases(lit, st):
+		return released // func() { release }(), func() { if … { release } else { release } }()
+	case held(x.Fun):
+		w.varReleases = append(w.varReleases, x)
+		return released // cleanup()
+	case w.flagSettledRelease(x, st):
+		return released // reject(err) for reject := func(…) { if held { q.unhold(id) } }, held true
+	}
+	for _, arg := range x.Args {
+		if lit, ok := ast.Unparen(arg).(*ast.FuncLit); ok && w.litReleases(lit) != nil {
+			return handedOn // t.Cleanup(func() { f.Close() })
+		}
+		if w.releaseMethodValue(arg, st) || held(arg) || w.compositeHandOff(x, arg, st) {
+			return handedOn // s.Defer("address/x", l.Release), t.Cleanup(f.Close), t.Cleanup(cleanup)
+		}
+	}
+	if w.keptByCallee(x, st) {
+		return handedOn // pprof.StartCPUProfile(f), whose goroutine writes f
+	}
+	if neverReturns(info, x) {
+		return stopped
+	}
+	return goOn
 }
 
 // errorCarrying reports whether ret returns a non-nil error on this path, as far as the
