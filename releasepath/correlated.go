@@ -351,6 +351,7 @@ func (w *walker) terms(cond ast.Expr, v bool, st *state) {
 // loop through doLock := … meets another value).
 func (w *walker) assignedOnPath(n ast.Node, st *state) {
 	w.forgetDeclared(declaredBy(w.p.pass.TypesInfo, n), st)
+	w.takenOnPath(n, st)
 	if len(w.vars.assigns[n]) == 0 {
 		return
 	}
@@ -406,16 +407,23 @@ type boolVars struct {
 	tracked    map[types.Object]bool
 	reassigned map[types.Object]bool
 	assigns    map[ast.Node][]types.Object
+	// addressed are the expressions &x of the function's bools and nilables, with x: a
+	// deferred release's flag is known on a path until the path takes its address.
+	addressed map[*ast.UnaryExpr]types.Object
+	// flagUntilTaken are the bools untracked only because their address is taken.
+	flagUntilTaken map[types.Object]bool
 }
 
 // mergeBoolVars returns the bool variables of a function and of a literal in it called
 // where it is written: the function's the literal reads, and the literal's own.
 func mergeBoolVars(fn, lit *boolVars) *boolVars {
-	v := &boolVars{tracked: map[types.Object]bool{}, reassigned: map[types.Object]bool{}, assigns: map[ast.Node][]types.Object{}}
+	v := &boolVars{tracked: map[types.Object]bool{}, reassigned: map[types.Object]bool{}, assigns: map[ast.Node][]types.Object{}, addressed: map[*ast.UnaryExpr]types.Object{}, flagUntilTaken: map[types.Object]bool{}}
 	for _, from := range []*boolVars{fn, lit} {
 		maps.Copy(v.tracked, from.tracked)
 		maps.Copy(v.reassigned, from.reassigned)
 		maps.Copy(v.assigns, from.assigns)
+		maps.Copy(v.addressed, from.addressed)
+		maps.Copy(v.flagUntilTaken, from.flagUntilTaken)
 	}
 	return v
 }
@@ -442,7 +450,7 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 		return v
 	}
 	info := p.pass.TypesInfo
-	v := &boolVars{tracked: map[types.Object]bool{}, reassigned: map[types.Object]bool{}, assigns: map[ast.Node][]types.Object{}}
+	v := &boolVars{tracked: map[types.Object]bool{}, reassigned: map[types.Object]bool{}, assigns: map[ast.Node][]types.Object{}, addressed: map[*ast.UnaryExpr]types.Object{}, flagUntilTaken: map[types.Object]bool{}}
 	// The bools, and what a nil test reads: pointers, maps, slices, channels, funcs and
 	// interfaces other than errors, which the error rules follow.
 	isBoolVar := func(o types.Object) bool {
@@ -455,6 +463,7 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 		}
 	}
 	untracked := map[types.Object]bool{}
+	taken := map[types.Object]bool{} // address-taken: a flag until the path takes it
 	var lits int // depth of function literals
 	var visit func(n ast.Node) bool
 	visit = func(n ast.Node) bool {
@@ -493,7 +502,8 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 			}
 		case *ast.UnaryExpr:
 			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND {
-				untracked[info.ObjectOf(id)] = true
+				taken[info.ObjectOf(id)] = true
+				v.addressed[n] = info.ObjectOf(id)
 			}
 		case *ast.SelectorExpr:
 			// A method of a named bool type with a pointer receiver takes the address
@@ -516,6 +526,12 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 		return true
 	}
 	ast.Inspect(body, visit)
+	for o := range taken {
+		if v.tracked[o] && !untracked[o] {
+			v.flagUntilTaken[o] = true
+		}
+		delete(v.tracked, o)
+	}
 	for o := range untracked {
 		delete(v.tracked, o)
 	}
@@ -547,4 +563,25 @@ func signatureNames(fnNode ast.Node) []*ast.Ident {
 		}
 	}
 	return out
+}
+
+// takenOnPath forgets, for good on this path, the flags whose address n takes (&closed
+// passed to a helper that may set it): until then the path knows them.
+func (w *walker) takenOnPath(n ast.Node, st *state) {
+	if len(w.vars.addressed) == 0 {
+		return
+	}
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.UnaryExpr:
+			if o, ok := w.vars.addressed[x]; ok {
+				delete(st.flags, o)
+				st.escaped = cloneMap(st.escaped)
+				st.escaped[o] = true
+			}
+		}
+		return true
+	})
 }

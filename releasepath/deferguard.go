@@ -69,6 +69,8 @@ func (w *walker) initialDefers(st *state) {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
+		case *ast.UnaryExpr:
+			w.takenOnPath(n, st) // &closed before the acquisition
 		case *ast.DeferStmt:
 			// A defer among the body's own statements ran on every path to the acquisition:
 			// a release in it that counts here runs at every later return too (var f
@@ -143,7 +145,7 @@ func (w *walker) setFlag(info *types.Info, lhs, rhs ast.Expr, st *state) {
 	if o == nil || !isBool(o.Type()) {
 		return
 	}
-	if c, ok := info.Types[rhs]; ok && c.Value != nil {
+	if c, ok := info.Types[rhs]; ok && c.Value != nil && !st.escaped[o] {
 		st.flags[o] = c.Value.String() == "true"
 	} else {
 		delete(st.flags, o)
@@ -501,8 +503,8 @@ func (w *walker) isFlag(o types.Object) bool {
 	if isBool(o.Type()) && w.tracked(o) && slices.Contains(w.namedBools(), o) {
 		return true // (ok bool): every return sets it (returnSetsFlags)
 	}
-	if !isBool(o.Type()) || !isLocal(o, w.body) || !w.tracked(o) {
-		return false // a flag a closure or a pointer may change says nothing the path knows
+	if !isBool(o.Type()) || !isLocal(o, w.body) || !w.tracked(o) && !w.vars.flagUntilTaken[o] {
+		return false // a flag a closure may change says nothing the path knows
 	}
 	if v, ok := w.flagCache[o]; ok {
 		return v
@@ -626,6 +628,8 @@ func (w *walker) termRuns(c condRelease, ret *ast.ReturnStmt, st *state, errRet 
 		return st.aliases[c.fnVar]
 	case c.fnVar != nil:
 		return st.clos[c.fnVar]
+	case c.flag != nil && st.escaped[c.flag]:
+		return false // pc := &created: a pointer may have changed it since
 	case c.flag != nil:
 		v, known := st.flags[c.flag]
 		return !known || v == c.when

@@ -194,6 +194,10 @@
 //     { release } }()) or an error (if err != nil for a named err, or for a local err where
 //     it is non-nil; if err == nil only where err is nil), or both (if err != nil && created,
 //     where every term holds: buildkit deletes a lease it created when the update fails);
+//     a flag whose address the function takes is known on a path until the path takes it
+//     (containers/image's explicitClosed := false; defer func() { if !explicitClosed {
+//     f.Close() } }() closes at the returns before d.syncAndRename(f, &explicitClosed)),
+//     and from there the release under it counts nowhere;
 //     under any other condition it does not count: defer func() { if verbose { f.Close() }
 //     }(), nor if err != nil && verbose. A return of the closure before the release under
 //     such a condition is one too: if err == nil { return } leaves it to where err is

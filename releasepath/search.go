@@ -29,6 +29,7 @@ type state struct {
 	aliases map[types.Object]bool // locals that hold the acquired value, or a closure releasing it
 	clos    map[types.Object]bool // locals that hold a closure that releases it
 	tested  map[types.Object]bool // steady bool variables and the edge this path took at a test of each
+	escaped map[types.Object]bool // flags whose address the path took: unknown from there on
 }
 
 // newState returns the state at the start of a search; errLive says whether the
@@ -46,6 +47,7 @@ func (s state) clone() state {
 	c.aliases = cloneMap(s.aliases)
 	c.clos = cloneMap(s.clos)
 	c.tested = cloneMap(s.tested)
+	c.escaped = cloneMap(s.escaped)
 	return c
 }
 
@@ -66,7 +68,7 @@ func (s *state) key() string {
 		}
 		b.WriteByte('|')
 	}
-	for _, m := range []map[types.Object]bool{s.flags, s.aliases, s.clos, s.tested} {
+	for _, m := range []map[types.Object]bool{s.flags, s.aliases, s.clos, s.tested, s.escaped} {
 		ks := make([]string, 0, len(m))
 		for o, v := range m {
 			ks = append(ks, fmt.Sprintf("%p=%v", o, v))

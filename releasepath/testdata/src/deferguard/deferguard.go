@@ -400,3 +400,32 @@ func deferTwoEarly(p string, verbose bool) (err error) {
 	}
 	return nil // want `return may skip f.Close \(Open at line 385\)`
 }
+
+// closeAndMark closes f and says so through closed.
+func closeAndMark(f *os.File, closed *bool) error {
+	*closed = true
+	return f.Close()
+}
+
+// putBlob defers a close under !explicitClosed and passes the flag's address only at its
+// end: until the path takes &explicitClosed it knows the flag is false, so the returns
+// before release the file through the deferred close.
+func putBlob(dir string, data []byte) (err error) {
+	f, err := os.CreateTemp(dir, "blob")
+	if err != nil {
+		return err
+	}
+	explicitClosed := false
+	defer func() {
+		if !explicitClosed {
+			f.Close()
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return closeAndMark(f, &explicitClosed)
+}
