@@ -464,7 +464,7 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 	}
 	untracked := map[types.Object]bool{}
 	taken := map[types.Object]bool{} // address-taken: a flag until the path takes it
-	var lits int // depth of function literals
+	var lits int                     // depth of function literals
 	var visit func(n ast.Node) bool
 	visit = func(n ast.Node) bool {
 		switch n := n.(type) {
