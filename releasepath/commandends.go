@@ -19,6 +19,9 @@ import (
 func (w *walker) commandEnds() bool {
 	switch fn := w.fnNode.(type) {
 	case *ast.FuncLit:
+		if kv := w.p.keyedValue(fn); kv != nil && w.p.tableUse(fn, kv) {
+			return true // command{action: func(…) (int, error) { … }}
+		}
 		return w.p.actionSlots()[fn] && !w.p.preHooks[fn] && w.p.mainEndsAtFramework()
 	case *ast.FuncDecl:
 		obj, ok := w.p.pass.TypesInfo.Defs[fn.Name].(*types.Func)
@@ -106,6 +109,23 @@ func (p *pkgChecker) endsAfter(rest []ast.Stmt, errObj types.Object) bool {
 	return true
 }
 
+// keyedValue returns the key-value pair of a composite literal whose value is lit, if any.
+func (p *pkgChecker) keyedValue(lit *ast.FuncLit) *ast.KeyValueExpr {
+	var found *ast.KeyValueExpr
+	for _, f := range p.pass.Files {
+		if f.Pos() > lit.Pos() || lit.End() > f.End() {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if kv, ok := n.(*ast.KeyValueExpr); ok && kv.Value == lit {
+				found = kv
+			}
+			return found == nil && (n == nil || n.Pos() <= lit.Pos() && lit.End() <= n.End())
+		})
+	}
+	return found
+}
+
 // tableUse reports whether fun, a function of package main used as a value in parent, is
 // stored in a command table that main runs last: the value of a function-typed field of a
 // struct of the package (command{action: getBigData}) that is called nowhere but as a
@@ -144,22 +164,33 @@ func (p *pkgChecker) computeFieldRunsAtEnd(f *types.Var) bool {
 		return false
 	}
 	info := p.pass.TypesInfo
-	// The calls main makes last: a statement of its body that calls f, with only an error
-	// test and an exit after it.
+	// The calls main makes last: a statement of its body that calls f (also in an if's
+	// init with no else), with only an error test and an exit after it.
 	last := map[*ast.Ident]bool{}
 	for i, s := range body.List {
 		var call ast.Expr
 		var errObj types.Object
+		assign := func(a *ast.AssignStmt) {
+			if len(a.Rhs) == 1 {
+				call = a.Rhs[0]
+				if id, ok := a.Lhs[len(a.Lhs)-1].(*ast.Ident); ok && isError(info.TypeOf(id)) {
+					errObj = info.ObjectOf(id)
+				}
+			}
+		}
 		switch s := s.(type) {
 		case *ast.ExprStmt:
 			call = s.X
 		case *ast.AssignStmt:
-			if len(s.Rhs) != 1 {
-				continue
-			}
-			call = s.Rhs[0]
-			if id, ok := s.Lhs[len(s.Lhs)-1].(*ast.Ident); ok && isError(info.TypeOf(id)) {
-				errObj = info.ObjectOf(id)
+			assign(s)
+		case *ast.IfStmt:
+			// if err := cmd.run(args); err != nil { … }: its err ends with the if.
+			if init, ok := s.Init.(*ast.AssignStmt); ok && s.Else == nil {
+				assign(init)
+				if errObj == nil || !testsNonNil(info, s.Cond, errObj) {
+					continue
+				}
+				errObj = nil
 			}
 		}
 		c, ok := ast.Unparen(call).(*ast.CallExpr)
@@ -174,12 +205,19 @@ func (p *pkgChecker) computeFieldRunsAtEnd(f *types.Var) bool {
 	if len(last) == 0 {
 		return false
 	}
-	keys := map[*ast.Ident]bool{}
+	keys := map[*ast.Ident]bool{} // composite keys, and reads in a nil test (cmd.action == nil)
 	for _, file := range p.pass.Files {
 		ast.Inspect(file, func(n ast.Node) bool {
-			if kv, ok := n.(*ast.KeyValueExpr); ok {
-				if id, ok := kv.Key.(*ast.Ident); ok {
+			switch n := n.(type) {
+			case *ast.KeyValueExpr:
+				if id, ok := n.Key.(*ast.Ident); ok {
 					keys[id] = true
+				}
+			case *ast.BinaryExpr:
+				for _, x := range [][2]ast.Expr{{n.X, n.Y}, {n.Y, n.X}} {
+					if sel, ok := ast.Unparen(x[0]).(*ast.SelectorExpr); ok && isNilIdent(info, x[1]) {
+						keys[sel.Sel] = true
+					}
 				}
 			}
 			return true

@@ -81,19 +81,29 @@ func (w *walker) exprTest(cond ast.Expr) (o types.Object, pos, ok bool) {
 		}
 		key, roots, pos = "bool "+k, r, true
 	case *ast.BinaryExpr:
-		if c.Op != token.NEQ && c.Op != token.EQL {
-			return nil, false, false
-		}
 		kx, rx, okx := w.stableOperand(c.X)
 		ky, ry, oky := w.stableOperand(c.Y)
 		if !okx || !oky || len(rx)+len(ry) == 0 {
 			return nil, false, false
 		}
-		pos = c.Op == token.NEQ
+		// One variable per comparison and its negation: x != y for ==, x < y for >= and
+		// y < x for > and <=, its operands in one order.
+		op := c.Op
 		if kx > ky {
 			kx, ky = ky, kx
+			op = map[token.Token]token.Token{token.LSS: token.GTR, token.GTR: token.LSS, token.LEQ: token.GEQ, token.GEQ: token.LEQ, token.EQL: token.EQL, token.NEQ: token.NEQ}[op]
 		}
-		key, roots = kx+" != "+ky, append(rx, ry...)
+		switch op {
+		case token.NEQ, token.EQL:
+			key, pos = kx+" != "+ky, op == token.NEQ
+		case token.LSS, token.GEQ:
+			key, pos = kx+" < "+ky, op == token.LSS
+		case token.GTR, token.LEQ:
+			key, pos = ky+" < "+kx, op == token.GTR
+		default:
+			return nil, false, false
+		}
+		roots = append(rx, ry...)
 	default:
 		return nil, false, false
 	}
@@ -132,11 +142,18 @@ func (w *walker) stableOperand(e ast.Expr) (string, []types.Object, bool) {
 		if !ok || sel.Kind() != types.FieldVal {
 			return "", nil, false
 		}
-		k, roots, ok := w.stableOperand(x.X)
+		base := ast.Unparen(x.X)
+		if star, ok := base.(*ast.StarExpr); ok {
+			base = star.X // (*sb).locked is sb.locked
+		}
+		k, roots, ok := w.stableOperand(base)
 		if !ok || len(roots) == 0 || w.p.changesOf(w.fnNode).changed(valuePath(info, x)) {
 			return "", nil, false // sub.client = other
 		}
-		return k + "." + objID(sel.Obj()), roots, true
+		for _, f := range fieldChain(sel) { // s.locked is s.inner.locked when promoted
+			k += "." + objID(f)
+		}
+		return k, roots, true
 	}
 	return "", nil, false
 }
@@ -409,7 +426,7 @@ type boolVars struct {
 	assigns    map[ast.Node][]types.Object
 	// addressed are the expressions &x of the function's bools and nilables, with x: a
 	// deferred release's flag is known on a path until the path takes its address.
-	addressed map[*ast.UnaryExpr]types.Object
+	addressed map[ast.Node]types.Object
 	// flagUntilTaken are the bools untracked only because their address is taken.
 	flagUntilTaken map[types.Object]bool
 }
@@ -417,7 +434,7 @@ type boolVars struct {
 // mergeBoolVars returns the bool variables of a function and of a literal in it called
 // where it is written: the function's the literal reads, and the literal's own.
 func mergeBoolVars(fn, lit *boolVars) *boolVars {
-	v := &boolVars{tracked: map[types.Object]bool{}, reassigned: map[types.Object]bool{}, assigns: map[ast.Node][]types.Object{}, addressed: map[*ast.UnaryExpr]types.Object{}, flagUntilTaken: map[types.Object]bool{}}
+	v := &boolVars{tracked: map[types.Object]bool{}, reassigned: map[types.Object]bool{}, assigns: map[ast.Node][]types.Object{}, addressed: map[ast.Node]types.Object{}, flagUntilTaken: map[types.Object]bool{}}
 	for _, from := range []*boolVars{fn, lit} {
 		maps.Copy(v.tracked, from.tracked)
 		maps.Copy(v.reassigned, from.reassigned)
@@ -450,7 +467,7 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 		return v
 	}
 	info := p.pass.TypesInfo
-	v := &boolVars{tracked: map[types.Object]bool{}, reassigned: map[types.Object]bool{}, assigns: map[ast.Node][]types.Object{}, addressed: map[*ast.UnaryExpr]types.Object{}, flagUntilTaken: map[types.Object]bool{}}
+	v := &boolVars{tracked: map[types.Object]bool{}, reassigned: map[types.Object]bool{}, assigns: map[ast.Node][]types.Object{}, addressed: map[ast.Node]types.Object{}, flagUntilTaken: map[types.Object]bool{}}
 	// The bools, and what a nil test reads: pointers, maps, slices, channels, funcs and
 	// interfaces other than errors, which the error rules follow.
 	isBoolVar := func(o types.Object) bool {
@@ -512,7 +529,8 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
 				if sel, ok := info.Selections[n]; ok && sel.Kind() != types.FieldVal {
 					if o := info.ObjectOf(id); o != nil && isBool(o.Type()) {
-						untracked[o] = true
+						taken[o] = true
+						v.addressed[n] = o
 					}
 				}
 			}
@@ -566,16 +584,15 @@ func signatureNames(fnNode ast.Node) []*ast.Ident {
 }
 
 // takenOnPath forgets, for good on this path, the flags whose address n takes (&closed
-// passed to a helper that may set it): until then the path knows them.
+// passed to a helper that may set it, closed.set() for a pointer method), also in a literal
+// n makes, which may run at any time from there: until then the path knows them.
 func (w *walker) takenOnPath(n ast.Node, st *state) {
 	if len(w.vars.addressed) == 0 {
 		return
 	}
 	ast.Inspect(n, func(x ast.Node) bool {
 		switch x := x.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.UnaryExpr:
+		case *ast.UnaryExpr, *ast.SelectorExpr: // &closed, closed.set()
 			if o, ok := w.vars.addressed[x]; ok {
 				delete(st.flags, o)
 				st.escaped = cloneMap(st.escaped)

@@ -69,8 +69,8 @@ func (w *walker) initialDefers(st *state) {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
-		case *ast.UnaryExpr:
-			w.takenOnPath(n, st) // &closed before the acquisition
+		case *ast.UnaryExpr, *ast.SelectorExpr:
+			w.takenOnPath(n, st) // &closed or closed.set() before the acquisition
 		case *ast.DeferStmt:
 			// A defer among the body's own statements ran on every path to the acquisition:
 			// a release in it that counts here runs at every later return too (var f
@@ -500,7 +500,7 @@ func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRe
 // address-taken or assigned in a function literal): the ok flag of a deferred release. A
 // bool parameter or a field says nothing about the acquisition.
 func (w *walker) isFlag(o types.Object) bool {
-	if isBool(o.Type()) && w.tracked(o) && slices.Contains(w.namedBools(), o) {
+	if isBool(o.Type()) && (w.tracked(o) || w.vars.flagUntilTaken[o]) && slices.Contains(w.namedBools(), o) {
 		return true // (ok bool): every return sets it (returnSetsFlags)
 	}
 	if !isBool(o.Type()) || !isLocal(o, w.body) || !w.tracked(o) && !w.vars.flagUntilTaken[o] {
@@ -600,6 +600,7 @@ func (w *walker) returnSetsFlags(ret *ast.ReturnStmt, st *state) {
 		return
 	}
 	st.flags = maps.Clone(st.flags) // the path ends here; its siblings keep theirs
+	st.escaped = maps.Clone(st.escaped)
 	for i := 0; i < res.Len(); i++ {
 		o := res.At(i)
 		if !slices.Contains(named, types.Object(o)) {
@@ -607,6 +608,7 @@ func (w *walker) returnSetsFlags(ret *ast.ReturnStmt, st *state) {
 		}
 		if c, ok := w.p.pass.TypesInfo.Types[ret.Results[i]]; ok && c.Value != nil && c.Value.Kind() == constant.Bool {
 			st.flags[o] = constant.BoolVal(c.Value)
+			delete(st.escaped, o) // return false sets it last, whatever a pointer did before
 		} else {
 			delete(st.flags, o)
 		}

@@ -119,8 +119,9 @@
 //     so is if c != nil { c.Lock() } … if c != nil { c.Unlock() } (nydus-snapshotter's
 //     optional cache), and didOpen = true after an open with if didOpen { f.Close() }. The
 //     tests around the acquisition settle a variable never assigned after its declaration.
-//     A comparison or a bool field of values the function changes only by declaring them is
-//     such a test too: a local, parameter or receiver, or a field path of one, that the
+//     A comparison (==, !=, <, <=, >, >=) or a bool field of values the function changes
+//     only by declaring them is such a test too, a field by any of its names (s.locked,
+//     (*s).inner.locked): a local, parameter or receiver, or a field path of one, that the
 //     function never assigns, increments, takes the address of, calls a pointer method on
 //     or assigns in a literal, neither it nor what holds it (sub or sub.client for
 //     sub.client; sub.client.mu.Lock() changes neither), a constant or nil (if sub.client != nil && sub.client != c
@@ -168,7 +169,9 @@
 //     log.Fatal(app.Run(os.Args))), or a function stored in a command table of the package
 //     (command{action: getBigData}) whose field main calls nowhere else but as a statement
 //     of its body with nothing after it but an if on the error with no else and an exit
-//     (res, err := cmd.action(args); if err != nil { … }; os.Exit(res)). As for
+//     (res, err := cmd.action(args); if err != nil { … }; os.Exit(res), or if err :=
+//     cmd.run(args); err != nil { … } last), a literal in the table too, when main reads the
+//     field otherwise only to test it against nil. As for
 //     callerexits, only what the process holds ends with it. A function the command calls,
 //     one also called elsewhere, a field main reads or calls before other work, and a main
 //     that goes on after the command (log.Print("done"), a shutdown, an else branch, or a
@@ -194,10 +197,12 @@
 //     { release } }()) or an error (if err != nil for a named err, or for a local err where
 //     it is non-nil; if err == nil only where err is nil), or both (if err != nil && created,
 //     where every term holds: buildkit deletes a lease it created when the update fails);
-//     a flag whose address the function takes is known on a path until the path takes it
-//     (containers/image's explicitClosed := false; defer func() { if !explicitClosed {
-//     f.Close() } }() closes at the returns before d.syncAndRename(f, &explicitClosed)),
-//     and from there the release under it counts nowhere;
+//     a flag whose address the function takes is known on a path until the path takes it,
+//     by &closed, by a pointer method of its type (closed.set()) or by making a literal
+//     that does (containers/image's explicitClosed := false; defer func() { if
+//     !explicitClosed { f.Close() } }() closes at the returns before d.syncAndRename(f,
+//     &explicitClosed)), and from there the release under it counts nowhere, except where
+//     a return sets it, as it sets a named result (return false);
 //     under any other condition it does not count: defer func() { if verbose { f.Close() }
 //     }(), nor if err != nil && verbose. A return of the closure before the release under
 //     such a condition is one too: if err == nil { return } leaves it to where err is

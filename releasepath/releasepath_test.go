@@ -48,6 +48,7 @@ func TestAnalyzer(t *testing.T) {
 		"commandends/fatal",
 		"commandends/goeson",
 		"commandends/table",
+		"commandends/tableforms",
 		"commandends/tablegoeson",
 		"compositehandoff",
 		"condefer",

@@ -92,3 +92,33 @@ func nextIteration(subs []*subscription) {
 } // want `return may skip sub.client.mu.Unlock \(Lock at line 85\)`
 
 func touch() {}
+
+type inner struct{ locked bool }
+
+type wrapped struct {
+	inner
+	n  int
+	mu sync.Mutex
+}
+
+// relational tests n > 0 twice, and 0 < n: one decision.
+func relational(s *wrapped) {
+	if s.n > 0 {
+		s.mu.Lock()
+	}
+	touch()
+	if 0 < s.n {
+		s.mu.Unlock()
+	}
+}
+
+// promotedTwoWays tests the promoted field by both names, and through (*s).
+func promotedTwoWays(s *wrapped) {
+	if s.locked {
+		s.mu.Lock()
+	}
+	touch()
+	if (*s).inner.locked {
+		s.mu.Unlock()
+	}
+}

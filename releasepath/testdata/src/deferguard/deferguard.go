@@ -429,3 +429,50 @@ func putBlob(dir string, data []byte) (err error) {
 	}
 	return closeAndMark(f, &explicitClosed)
 }
+
+type closedFlag bool
+
+func (c *closedFlag) set() { *c = true }
+
+// pointerMethodFlag takes the flag's address through a pointer method: known until then,
+// so the early return closes; after closed.set() the release counts nowhere.
+func pointerMethodFlag(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	var closed closedFlag
+	defer func() {
+		if !closed {
+			f.Close()
+		}
+	}()
+	if err := step(); err != nil {
+		return err
+	}
+	closed.set()
+	return nil // want `return may skip f.Close \(Open at line 440\)`
+}
+
+func markClosed(b *bool) { *b = true }
+
+// addressInLiteral makes a literal that takes the flag's address: from there it may run at
+// any time, and the release counts nowhere.
+func addressInLiteral(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			f.Close()
+		}
+	}()
+	if err := step(); err != nil {
+		return err
+	}
+	g := func() { markClosed(&closed) }
+	g()
+	return nil // want `return may skip f.Close \(Open at line 462\)`
+}

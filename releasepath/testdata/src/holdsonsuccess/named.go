@@ -154,3 +154,21 @@ func (c *cache) tryNamedFlagBare() (ok bool) {
 	ok = true
 	return
 }
+
+func peekFlag(b *bool) bool { return *b }
+
+// tryNamedFlagTaken takes the named result's address after its false return: that return
+// still releases, and return true, which sets the result itself, keeps the lock.
+func (c *cache) tryNamedFlagTaken() (ok bool) {
+	c.mu.Lock()
+	defer func() {
+		if !ok {
+			c.mu.Unlock()
+		}
+	}()
+	if c.busy {
+		return false
+	}
+	_ = peekFlag(&ok)
+	return true
+}
