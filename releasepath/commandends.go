@@ -17,6 +17,9 @@ import (
 // returned), or a function stored in a command table whose calls main makes last
 // (tableUse).
 func (w *walker) commandEnds() bool {
+	if w.p.mainBody() == nil {
+		return false // no package main, or a main that defers work
+	}
 	switch fn := w.fnNode.(type) {
 	case *ast.FuncLit:
 		if kv := w.p.keyedValue(fn); kv != nil && w.p.tableUse(fn, kv) {
@@ -110,20 +113,22 @@ func (p *pkgChecker) endsAfter(rest []ast.Stmt, errObj types.Object) bool {
 }
 
 // keyedValue returns the key-value pair of a composite literal whose value is lit, if any.
+// The pairs of the package are indexed once.
 func (p *pkgChecker) keyedValue(lit *ast.FuncLit) *ast.KeyValueExpr {
-	var found *ast.KeyValueExpr
-	for _, f := range p.pass.Files {
-		if f.Pos() > lit.Pos() || lit.End() > f.End() {
-			continue
+	if p.keyedLits == nil {
+		p.keyedLits = map[*ast.FuncLit]*ast.KeyValueExpr{}
+		for _, f := range p.pass.Files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if kv, ok := n.(*ast.KeyValueExpr); ok {
+					if l, ok := kv.Value.(*ast.FuncLit); ok {
+						p.keyedLits[l] = kv
+					}
+				}
+				return true
+			})
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if kv, ok := n.(*ast.KeyValueExpr); ok && kv.Value == lit {
-				found = kv
-			}
-			return found == nil && (n == nil || n.Pos() <= lit.Pos() && lit.End() <= n.End())
-		})
 	}
-	return found
+	return p.keyedLits[lit]
 }
 
 // tableUse reports whether fun, a function of package main used as a value in parent, is
@@ -238,6 +243,16 @@ func (p *pkgChecker) mainBody() *ast.BlockStmt {
 	if p.pass.Pkg.Name() != "main" {
 		return nil
 	}
+	if p.mainDone {
+		return p.main
+	}
+	p.mainDone = true
+	p.main = p.findMain()
+	return p.main
+}
+
+// findMain returns the body of func main, if it defers nothing but a context's cancel.
+func (p *pkgChecker) findMain() *ast.BlockStmt {
 	for _, f := range p.pass.Files {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" && fd.Body != nil {

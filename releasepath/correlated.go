@@ -520,7 +520,9 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 		case *ast.UnaryExpr:
 			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND {
 				taken[info.ObjectOf(id)] = true
-				v.addressed[n] = info.ObjectOf(id)
+				if o := info.ObjectOf(id); o != nil && isBool(o.Type()) {
+					v.addressed[n] = o // a flag's: the path forgets it there (takenOnPath)
+				}
 			}
 		case *ast.SelectorExpr:
 			// A method of a named bool type with a pointer receiver takes the address

@@ -197,7 +197,10 @@ type pkgChecker struct {
 	preHooks    map[ast.Expr]bool                                // the actions that are hooks run before a command's (actionSlots)
 	mainEnds    *bool                                            // whether main ends once its framework returns (mainEndsAtFramework)
 	changed     map[ast.Node]*varChanges                         // how each function changes its variables (changesOf)
-	tableFields map[*types.Var]bool                              // whether main calls each command-table field last (fieldRunsAtEnd)
+	tableFields map[*types.Var]bool
+	keyedLits   map[*ast.FuncLit]*ast.KeyValueExpr // the literals stored as composite values (keyedValue)
+	main        *ast.BlockStmt                     // func main's body (mainBody), once mainDone
+	mainDone    bool                               // whether main calls each command-table field last (fieldRunsAtEnd)
 }
 
 // newPkgChecker returns the checker of pass's package, configured by c, with the files it
