@@ -187,7 +187,6 @@ func (p *pkgChecker) changesOf(fnNode ast.Node) *varChanges {
 	}
 	info := p.pass.TypesInfo
 	c := &varChanges{paths: map[string]bool{}, escaped: map[types.Object]bool{}}
-	lits := 0
 	mark := func(e ast.Expr, escapes bool) {
 		vp := valuePath(info, e)
 		if i := slices.Index(vp, ""); i >= 0 {
@@ -200,31 +199,25 @@ func (p *pkgChecker) changesOf(fnNode ast.Node) *varChanges {
 			c.escaped[o] = true
 		}
 	}
-	var visit func(n ast.Node) bool
-	visit = func(n ast.Node) bool {
+	inspectInLiterals(fnNode, func(n ast.Node, inLit bool) {
 		switch n := n.(type) {
-		case *ast.FuncLit:
-			lits++
-			ast.Inspect(n.Body, visit)
-			lits--
-			return false
 		case *ast.AssignStmt:
 			for _, l := range n.Lhs {
 				if id, ok := ast.Unparen(l).(*ast.Ident); ok && n.Tok == token.DEFINE && info.Defs[id] != nil {
 					continue // declared here (in a literal, the literal's own)
 				}
-				mark(l, lits > 0)
+				mark(l, inLit)
 			}
 		case *ast.RangeStmt:
 			if n.Tok == token.ASSIGN {
 				for _, e := range []ast.Expr{n.Key, n.Value} {
 					if e != nil {
-						mark(e, lits > 0)
+						mark(e, inLit)
 					}
 				}
 			}
 		case *ast.IncDecStmt:
-			mark(n.X, lits > 0)
+			mark(n.X, inLit)
 		case *ast.UnaryExpr:
 			if n.Op == token.AND {
 				mark(n.X, true)
@@ -241,9 +234,7 @@ func (p *pkgChecker) changesOf(fnNode ast.Node) *varChanges {
 				}
 			}
 		}
-		return true
-	}
-	ast.Inspect(fnNode, visit)
+	})
 	if p.changed == nil {
 		p.changed = map[ast.Node]*varChanges{}
 	}
@@ -481,15 +472,8 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 	}
 	untracked := map[types.Object]bool{}
 	taken := map[types.Object]bool{} // address-taken: a flag until the path takes it
-	var lits int                     // depth of function literals
-	var visit func(n ast.Node) bool
-	visit = func(n ast.Node) bool {
+	inspectInLiterals(body, func(n ast.Node, inLit bool) {
 		switch n := n.(type) {
-		case *ast.FuncLit:
-			lits++
-			ast.Inspect(n.Body, visit)
-			lits--
-			return false
 		case *ast.AssignStmt:
 			for _, l := range n.Lhs {
 				id, ok := ast.Unparen(l).(*ast.Ident)
@@ -501,7 +485,7 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 					continue
 				}
 				switch {
-				case lits > 0:
+				case inLit:
 					untracked[o] = true
 				case info.Defs[id] == o:
 					v.tracked[o] = true
@@ -512,7 +496,7 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 			}
 		case *ast.ValueSpec:
 			for _, id := range n.Names {
-				if o := info.Defs[id]; o != nil && isBoolVar(o) && lits == 0 {
+				if o := info.Defs[id]; o != nil && isBoolVar(o) && !inLit {
 					v.tracked[o] = true
 					v.assigns[n] = append(v.assigns[n], o)
 				}
@@ -543,9 +527,7 @@ func (p *pkgChecker) boolVarsOf(fnNode ast.Node, body *ast.BlockStmt) *boolVars 
 				}
 			}
 		}
-		return true
-	}
-	ast.Inspect(body, visit)
+	})
 	for o := range taken {
 		if v.tracked[o] && !untracked[o] {
 			v.flagUntilTaken[o] = true
@@ -603,4 +585,26 @@ func (w *walker) takenOnPath(n ast.Node, st *state) {
 		}
 		return true
 	})
+}
+
+// inspectInLiterals calls visit for every node under root, with whether it sits in a
+// function literal of root (root itself, a literal checked as a function, is not one):
+// what a literal does happens whenever it runs.
+func inspectInLiterals(root ast.Node, visit func(n ast.Node, inLit bool)) {
+	depth := 0
+	var walk func(n ast.Node) bool
+	walk = func(n ast.Node) bool {
+		if n == nil {
+			return false
+		}
+		visit(n, depth > 0)
+		if lit, ok := n.(*ast.FuncLit); ok && n != root { // a literal checked as a function is its own body
+			depth++
+			ast.Inspect(lit.Body, walk)
+			depth--
+			return false
+		}
+		return true
+	}
+	ast.Inspect(root, walk)
 }
