@@ -81,7 +81,8 @@
 //   - the default table: ipam.ExecAdd and invoke.DelegateAdd (CNI), netlink.LinkAdd, etcd
 //     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp
 //     (and ioutil.TempFile), net.Listen, net.Dial, net.DialTimeout and a net.Dialer's Dial
-//     and DialContext (released by the connection's Close), and this module's lease.New
+//     and DialContext, tls.Dial, tls.DialWithDialer and a tls.Dialer's Dial and DialContext
+//     (released by the connection's Close), and this module's lease.New
 //     (released, kept or handed on) and acquire.New (ended by a deferred End).
 //
 // The -pairs flag adds pairs of full names, several releases separated by "|", checked on

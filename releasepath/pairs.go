@@ -85,6 +85,11 @@ var defaultPairs = []pair{
 	{"net.DialTimeout", []string{"net.Conn.Close"}, scoped, "default"},
 	{"net.Dialer.Dial", []string{"net.Conn.Close"}, scoped, "default"},
 	{"net.Dialer.DialContext", []string{"net.Conn.Close"}, scoped, "default"},
+	// A TLS connection is closed as a *tls.Conn or as the net.Conn it is kept in.
+	{"crypto/tls.Dial", []string{"crypto/tls.Conn.Close", "net.Conn.Close"}, scoped, "default"},
+	{"crypto/tls.DialWithDialer", []string{"crypto/tls.Conn.Close", "net.Conn.Close"}, scoped, "default"},
+	{"crypto/tls.Dialer.Dial", []string{"net.Conn.Close"}, scoped, "default"},
+	{"crypto/tls.Dialer.DialContext", []string{"net.Conn.Close"}, scoped, "default"},
 	{leasePkg + ".New", []string{leasePkg + ".Lease.Release", leasePkg + ".Lease.Keep"}, scoped, "default"},
 	{acquirePkg + ".New", []string{acquirePkg + ".Scope.End"}, scoped, "default"},
 }

@@ -1,9 +1,11 @@
-// Package netconn dials connections: net.Dial, net.DialTimeout and a Dialer's Dial and
-// DialContext are in the default table, released by the connection's Close.
+// Package netconn dials connections: net.Dial, net.DialTimeout, tls.Dial, tls.DialWithDialer
+// and a Dialer's Dial and DialContext are in the default table, released by the connection's
+// Close.
 package netconn
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"io/ioutil"
@@ -21,17 +23,17 @@ func sendState(path string, state any) error {
 	}
 	socket, err := conn.(*net.UnixConn).File()
 	if err != nil {
-		return err // want `return may skip conn.Close \(Dial at line 18\)`
+		return err // want `return may skip conn.Close \(Dial at line 20\)`
 	}
 	defer socket.Close()
 	b, err := json.Marshal(state)
 	if err != nil {
-		return err // want `return may skip conn.Close \(Dial at line 18\)`
+		return err // want `return may skip conn.Close \(Dial at line 20\)`
 	}
 	if _, err := socket.Write(b); err != nil {
-		return err // want `return may skip conn.Close \(Dial at line 18\)`
+		return err // want `return may skip conn.Close \(Dial at line 20\)`
 	}
-	return nil // want `return may skip conn.Close \(Dial at line 18\)`
+	return nil // want `return may skip conn.Close \(Dial at line 20\)`
 }
 
 // ping closes the connection on every return.
@@ -80,10 +82,10 @@ func write(addr string, b []byte) error {
 	}
 	n, err := conn.Write(b)
 	if err != nil {
-		return err // want `return may skip conn.Close \(Dial at line 77\)`
+		return err // want `return may skip conn.Close \(Dial at line 79\)`
 	}
 	if n < len(b) {
-		return errShort // want `return may skip conn.Close \(Dial at line 77\)`
+		return errShort // want `return may skip conn.Close \(Dial at line 79\)`
 	}
 	return conn.Close()
 }
@@ -95,7 +97,7 @@ func tempName(dir string) (string, error) {
 		return "", err
 	}
 	if err := f.Chmod(0o600); err != nil {
-		return "", err // want `return may skip f.Close \(TempFile at line 93\)`
+		return "", err // want `return may skip f.Close \(TempFile at line 95\)`
 	}
 	defer f.Close()
 	return f.Name(), nil
@@ -141,7 +143,54 @@ func dialNamed(addr string) (conn net.Conn, err error) {
 		return nil, err
 	}
 	if err = conn.SetDeadline(time.Now().Add(time.Second)); err != nil {
-		return nil, err // want `return may skip conn.Close \(Dial at line 139\)`
+		return nil, err // want `return may skip conn.Close \(Dial at line 141\)`
+	}
+	return conn, nil
+}
+
+// dialTLS leaks the connection when the handshake fails, whichever way it dialed.
+func dialTLS(addr string, cfg *tls.Config, secure bool) (net.Conn, error) {
+	var conn net.Conn
+	var err error
+	if secure {
+		conn, err = tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr, cfg)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		conn, err = net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := conn.SetDeadline(time.Now().Add(time.Second)); err != nil {
+		return nil, err // want `return may skip conn.Close \(DialWithDialer at line 156\)` `return may skip conn.Close \(DialTimeout at line 161\)`
+	}
+	return conn, nil
+}
+
+// fetch closes the *tls.Conn on every return.
+func fetch(addr string, cfg *tls.Config) ([]byte, error) {
+	conn, err := tls.Dial("tcp", addr, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if err := conn.Handshake(); err != nil {
+		return nil, err
+	}
+	return ioutil.ReadAll(conn)
+}
+
+// dialContext leaks the connection a tls.Dialer made when the deadline cannot be set.
+func dialContext(ctx context.Context, addr string) (net.Conn, error) {
+	d := &tls.Dialer{}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.SetDeadline(time.Now().Add(time.Second)); err != nil {
+		return nil, err // want `return may skip conn.Close \(DialContext at line 188\)`
 	}
 	return conn, nil
 }
