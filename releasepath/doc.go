@@ -32,7 +32,9 @@
 //     that takes nothing but the hold's own arguments may name another noun:
 //     releaseOwn(ctx, c, lb) after holdAddress(ctx, c, lb, ip), the #97740 shape. Scoped
 //     verbs (Hold, Reserve, Acquire, Claim, Lock, Open, Begin, Dial) are released on every
-//     return (a pooled resource from Acquire by its Release or its Destroy); rollback verbs
+//     return (a pooled resource from Acquire by its Release or its Destroy, an open writer by
+//     its Close or its Commit, which closes a containerd content writer even on error);
+//     rollback verbs
 //     (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup, Start) only on error
 //     returns, and only when the function undoes the acquisition on some error path
 //     already. Only the leading word counts: m.GetMountRefs(p) is a query. A noun phrase
@@ -322,7 +324,10 @@
 //     not declare (a package variable, or in a literal the enclosing function's: conn, err
 //     = d.DialContext(…) inside ns.Do(func(…) error {…})), storing it in a field, map,
 //     slice or channel (a send that is a select's case only on the path into that case),
-//     capturing it in a go statement, starting a goroutine whose literal releases it
+//     capturing it in a go statement, returning it from a function literal's own return
+//     (a factory of the resource, whose caller takes it: tcpproxy.DialProxy{DialContext:
+//     func(…) (net.Conn, error) { return outbound, nil }}; not a literal called where it is
+//     written), starting a goroutine whose literal releases it
 //     whenever it runs (go func() { defer s.sem.Release(); … }(), the permit of the batch
 //     it runs, or a release before each of its returns; not one under a condition, in one
 //     case of a switch, after an early return, or in a literal it never calls), passing a
@@ -337,7 +342,8 @@
 //     that does, read from its summary (a fact, for another package's), also through a
 //     local copy (g := f) or as an element of a variadic parameter it ranges over. A method
 //     that stores it in a field of its receiver (r.add(f) appending to r.files, not a value
-//     receiver's own copy) hands it on when that receiver outlives the function, not when
+//     receiver's own copy; also wrapped in the result of a function of its package: n :=
+//     newNIC(id, ep); s.nics[id] = n, as gvisor's stack keeps an endpoint) hands it on when that receiver outlives the function, not when
 //     the receiver is a fresh local of the function (r := &registry{}; r.add(f)), nor
 //     through a constructor that stores it in a fresh value of its own (bufio.NewReader(f)
 //     leaves f the function's to close). Storing a field of it (lastName = f.Name()) keeps
@@ -368,7 +374,10 @@
 //     result holds the value it is passed, or its receiver: return c.wrap(data), nil for a
 //     wrap that stores c in the rows it returns (r.c = c; return r), as pgx's pool hands a
 //     connection to the rows that release it; also through another such call (return
-//     rowsOf(c, data)) or a composite literal (return rows{c: c}). A result that holds only
+//     rowsOf(c, data)) or a composite literal (return rows{c: c}), or a local that holds
+//     the result, one of several too (s, err := newSniffer(fd); … return &network{s: s}, a
+//     result that is neither an error nor of a basic type; one of several results of another
+//     package's call is not read, since no summary says which keeps what). A result that holds only
 //     what the value holds (return c.dataOnly()), or that a function of the package passed
 //     the value makes of something else (return freshPlain(c)), keeps nothing of it; the
 //     result of another package's function passed it (newConn(c)) is taken to hold it, since

@@ -223,6 +223,25 @@ func returnsBefore(body *ast.BlockStmt, pos token.Pos) bool {
 	return false
 }
 
+// litReturnsValue reports whether lit returns the acquired value from a return of its own,
+// not of a literal inside it: lit is a factory of the resource, and whoever calls it takes
+// it (tcpproxy.DialProxy{DialContext: func(…) (net.Conn, error) { return outbound, nil }},
+// whose HandleConn closes what it dials). A literal called where it is written is not one
+// (nodeStep): what it returns stays the function's.
+func (w *walker) litReturnsValue(lit *ast.FuncLit, st *state) bool {
+	found := false
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			found = found || slices.ContainsFunc(n.Results, func(r ast.Expr) bool { return w.holds(r, st) })
+		}
+		return !found
+	})
+	return found
+}
+
 // compositeHandOff reports whether passing arg to call hands the acquired value on: arg is a
 // composite literal that holds it (s.push(entry{lease: l})), whose new owner is whatever
 // call stores the literal, or call is a Serve-like method, which owns what it is given
@@ -251,6 +270,8 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 		var r ast.Expr
 		if len(lhs) == len(rhs) {
 			r = rhs[i]
+		} else if w.tupleHolder(l, rhs) {
+			r = rhs[0] // s, err := newSniffer(fd): s holds what the call's result holds
 		}
 		l = ast.Unparen(l)
 		id, isIdent := l.(*ast.Ident)
@@ -315,6 +336,30 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 		}
 	}
 	return goOn
+}
+
+// tupleHolder reports whether l, assigned one of the results of the single call in rhs, is
+// where that result keeps what the call was passed: the call is of a function of the
+// package, whose summary says what its results hold (resultholds), and l is neither an
+// error nor of a basic type (the s of s, err := newSniffer(fd), not its err nor the n of n,
+// err := w.Write(b)). Another package's call in this form is not read: no summary says
+// which of its results keeps what (result, err = current.NewResultFromResult(r) converts
+// an IPAM result; it keeps no allocation).
+func (w *walker) tupleHolder(l ast.Expr, rhs []ast.Expr) bool {
+	if len(rhs) != 1 {
+		return false
+	}
+	call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	info := w.p.pass.TypesInfo
+	fn, ok := typeInfoCallee(info, call)
+	if !ok || fn.Pkg() != w.p.pass.Pkg || w.p.decls[fn.Origin()] == nil {
+		return false
+	}
+	t := info.TypeOf(l)
+	return t != nil && !isError(t) && !isBasic(t)
 }
 
 // assignsOuter reports whether the acquisition's value goes straight into a variable the

@@ -32,7 +32,7 @@ var scopedVerbs = map[string][]string{
 	"Acquire": {"Release", "Destroy"}, // a pooled resource goes back released or destroyed
 	"Claim":   {"Release", "Unclaim"},
 	"Lock":    {"Unlock"},
-	"Open":    {"Close"},
+	"Open":    {"Close", "Commit"}, // a content writer's Commit closes it, even on error (containerd)
 	"Begin":   {"Commit", "Rollback", "End"},
 	"Dial":    {"Close"},
 }

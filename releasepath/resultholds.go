@@ -70,6 +70,13 @@ func (p *pkgChecker) resultHolds(fn *types.Func) map[int]bool {
 				for k := range n.Lhs {
 					store(n.Lhs[k], n.Rhs[k])
 				}
+			} else if len(n.Rhs) == 1 {
+				// f, err := createContainer(rw, co): f holds what the call's result holds.
+				for _, l := range n.Lhs {
+					if t := info.TypeOf(l); t != nil && !isError(t) && !isBasic(t) {
+						store(l, n.Rhs[0])
+					}
+				}
 			}
 		case *ast.ValueSpec:
 			if len(n.Names) == len(n.Values) {

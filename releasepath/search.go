@@ -392,15 +392,20 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 	// Calls in the node: a release, a closure that releases, a call that never returns, a
 	// cleanup closure handed to someone (t.Cleanup(func() { f.Close() })).
 	verdict := goOn
+	var called *ast.FuncLit // the literal of func() T { … }(), which the node calls itself
 	ast.Inspect(n, func(x ast.Node) bool {
 		if verdict != goOn {
 			return false
 		}
 		switch x := x.(type) {
 		case *ast.FuncLit:
+			if x != called && w.litReturnsValue(x, st) {
+				verdict = handedOn // DialContext: func(…) (net.Conn, error) { return conn, nil }
+			}
 			return false
 		case *ast.CallExpr:
 			verdict = w.callStep(x, st)
+			called, _ = ast.Unparen(x.Fun).(*ast.FuncLit)
 		}
 		return verdict == goOn
 	})

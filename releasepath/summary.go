@@ -296,6 +296,9 @@ type keepScan struct {
 	// alias maps the locals that hold a parameter, g := f or the values of for _, f :=
 	// range fs, to it.
 	alias map[types.Object]int
+	// wraps maps the locals that hold parameters as the result of a function of the package
+	// that wraps them (n := newNIC(s, id, ep, opts)) to those parameters.
+	wraps map[types.Object][]int
 	keeps map[int]keep
 }
 
@@ -308,7 +311,7 @@ func (p *pkgChecker) keptParams(decl *ast.FuncDecl, params map[types.Object]int)
 	}
 	k := &keepScan{p: p, info: p.pass.TypesInfo, params: params,
 		assigned: assignedParams(p.pass.TypesInfo, decl.Body, params),
-		alias:    map[types.Object]int{}, keeps: map[int]keep{}}
+		alias:    map[types.Object]int{}, wraps: map[types.Object][]int{}, keeps: map[int]keep{}}
 	for o, i := range params {
 		if i == -1 {
 			k.recv = o
@@ -360,6 +363,11 @@ func (k *keepScan) param(e ast.Expr) (types.Object, int, bool) {
 func (k *keepScan) mark(e ast.Expr, how keep) {
 	if _, idx, ok := k.param(e); ok {
 		k.keeps[idx] = max(k.keeps[idx], how)
+	}
+	if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+		for _, idx := range k.wraps[k.info.Uses[id]] {
+			k.keeps[idx] = max(k.keeps[idx], how)
+		}
 	}
 }
 
@@ -416,6 +424,9 @@ func (k *keepScan) assign(n *ast.AssignStmt) {
 	}
 	for i, l := range n.Lhs {
 		if id, ok := l.(*ast.Ident); ok && n.Tok == token.DEFINE {
+			if o := k.info.Defs[id]; o != nil && k.wrapped(n.Rhs[i], o) {
+				continue
+			}
 			if _, idx, ok := k.param(n.Rhs[i]); ok && k.info.Defs[id] != nil {
 				k.alias[k.info.Defs[id]] = idx
 				continue
@@ -432,6 +443,33 @@ func (k *keepScan) assign(n *ast.AssignStmt) {
 			k.stored(n.Rhs[i], storedInRecv)
 		}
 	}
+}
+
+// wrapped records in wraps the parameters that o, defined as e, holds as the result of a
+// function of the package that wraps them (n := newNIC(s, id, ep, opts), whose result
+// holds ep: resultholds), so that storing the wrapper (s.nics[id] = n) keeps them as
+// storing them would.
+func (k *keepScan) wrapped(e ast.Expr, o types.Object) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	fn, ok := typeInfoCallee(k.info, call)
+	if !ok {
+		return false
+	}
+	held := k.p.resultHolds(fn)
+	if r := receiver(k.info, call); r != nil && held[-1] {
+		if _, idx, ok := k.param(r); ok {
+			k.wraps[o] = append(k.wraps[o], idx)
+		}
+	}
+	for j, arg := range call.Args {
+		if _, idx, ok := k.param(arg); ok && held[j] {
+			k.wraps[o] = append(k.wraps[o], idx)
+		}
+	}
+	return len(k.wraps[o]) > 0
 }
 
 // call marks what the body passes to a function that keeps it, by that function's summary.

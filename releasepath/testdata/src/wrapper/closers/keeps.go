@@ -1,6 +1,7 @@
 package closers
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -81,4 +82,41 @@ func KeepGeneric[T io.Closer](c T) { // want KeepGeneric:`releases\(\) keeps\(0\
 func CloseAndKeepOther(a, b io.Closer) { // want CloseAndKeepOther:`releases\(0:Close\) keeps\(1\)`
 	a.Close()
 	keptOne = b
+}
+
+// Stack is gvisor's network stack: a NIC it creates wraps the endpoint it is given, and the
+// stack keeps the NIC.
+type Stack struct{ nics map[int]*nic }
+
+type nic struct {
+	id int
+	ep io.Writer
+}
+
+func newNIC(id int, ep io.Writer) *nic {
+	n := &nic{id: id, ep: ep}
+	return n
+}
+
+// NewStack returns an empty stack.
+func NewStack() *Stack { return &Stack{nics: map[int]*nic{}} }
+
+// CreateNIC keeps ep in the NIC it stores.
+func (s *Stack) CreateNIC(id int, ep io.Writer) error { // want CreateNIC:`releases\(\) stores\(0 1\)`
+	return s.createNICWithOptions(id, ep, false)
+}
+
+func (s *Stack) createNICWithOptions(id int, ep io.Writer, quiet bool) error {
+	if _, ok := s.nics[id]; ok {
+		return errors.New("duplicate NIC")
+	}
+	n := newNIC(id, ep)
+	s.nics[id] = n
+	return nil
+}
+
+// CountNIC makes a NIC of ep but keeps only its id: nothing of ep stays. No fact.
+func (s *Stack) CountNIC(id int, ep io.Writer) {
+	n := newNIC(id, ep)
+	s.nics[id] = &nic{id: n.id}
 }
