@@ -229,17 +229,23 @@ func returnsBefore(body *ast.BlockStmt, pos token.Pos) bool {
 // whose HandleConn closes what it dials). A literal called where it is written is not one
 // (nodeStep): what it returns stays the function's.
 func (w *walker) litReturnsValue(lit *ast.FuncLit, st *state) bool {
-	found := false
-	ast.Inspect(lit.Body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			found = found || slices.ContainsFunc(n.Results, func(r ast.Expr) bool { return w.holds(r, st) })
+	results, ok := w.litResults[lit]
+	if !ok {
+		ast.Inspect(lit.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ReturnStmt:
+				results = append(results, n.Results...)
+			}
+			return true
+		})
+		if w.litResults == nil {
+			w.litResults = map[*ast.FuncLit][]ast.Expr{}
 		}
-		return !found
-	})
-	return found
+		w.litResults[lit] = results // the literal's returns, walked once for every path
+	}
+	return slices.ContainsFunc(results, func(r ast.Expr) bool { return w.holds(r, st) })
 }
 
 // compositeHandOff reports whether passing arg to call hands the acquired value on: arg is a

@@ -105,6 +105,8 @@ type walker struct {
 	vars      *boolVars // the function's bool variables (correlated.go)
 	// comms are the sends of select cases (commSends).
 	comms map[*ast.SendStmt]bool
+	// litResults are the results of each literal's own returns (litReturnsValue).
+	litResults map[*ast.FuncLit][]ast.Expr
 	// holders are the lock's holder and its copies (lockHolders), once holdersDone.
 	holders     map[types.Object]bool
 	holdersDone bool
