@@ -101,24 +101,25 @@ func collectCalls(info *types.Info, body *ast.BlockStmt, nested bool, keep func(
 	return out
 }
 
-// candidate classifies a call as a possible acquisition, before any evidence.
-func (p *pkgChecker) candidate(call *ast.CallExpr, fn *types.Func) (*acquisition, bool) {
+// candidates classifies a call as possible acquisitions, before any evidence: one, or one
+// for each lock a function returns holding (heldCandidates).
+func (p *pkgChecker) candidates(call *ast.CallExpr, fn *types.Func) []*acquisition {
 	if fn == nil || (fn.Pkg() != nil && fn.Pkg().Path() == "runtime") {
 		// runtime.LockOSThread is no pair: a goroutine may die with its thread locked on
 		// purpose.
-		return nil, false
+		return nil
 	}
 	if pr, ok := p.pairs[funcName(fn)]; ok {
-		return &acquisition{call: call, fn: fn, name: fn.Name(), kind: pr.kind, source: pr.source, pair: pr}, true
+		return []*acquisition{{call: call, fn: fn, name: fn.Name(), kind: pr.kind, source: pr.source, pair: pr}}
 	}
-	if a, ok := p.heldCandidate(call, fn); ok {
-		return a, true
+	if as := p.heldCandidates(call, fn); len(as) > 0 {
+		return as
 	}
 	if m, ok := matchVerb(fn.Name()); ok {
 		m = ownModeRelease(m, fn)
-		return &acquisition{call: call, fn: fn, name: fn.Name(), kind: m.kind, source: "verb", verb: m}, true
+		return []*acquisition{{call: call, fn: fn, name: fn.Name(), kind: m.kind, source: "verb", verb: m}}
 	}
-	return nil, false
+	return nil
 }
 
 // rootObj returns the object at the root of e: x for x, x.f.g, x[i], *x, &x and (x).

@@ -18,8 +18,7 @@ import (
 func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.Signature, g *cfg.CFG, fdoc *ast.CommentGroup, txParam types.Object) {
 	info := p.pass.TypesInfo
 	cands := collectCalls(info, body, false, func(call *ast.CallExpr, fn *types.Func) bool {
-		_, ok := p.candidate(call, fn)
-		return ok
+		return len(p.candidates(call, fn)) > 0
 	})
 	if len(cands) == 0 || p.funcSuppressed(fnNode, fdoc) {
 		return
@@ -36,65 +35,66 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 		method, _ = info.Defs[fd.Name].(*types.Func)
 	}
 	for _, c := range cands {
-		a, _ := p.candidate(c.call, c.fn)
-		if self != nil && c.fn.Pkg() == p.pass.Pkg && onlyError(c.fn) {
-			if r, ok := ast.Unparen(c.call.Fun).(*ast.SelectorExpr); ok {
-				if id, ok := ast.Unparen(r.X).(*ast.Ident); ok && info.Uses[id] == self {
-					continue
+		for _, a := range p.candidates(c.call, c.fn) {
+			if self != nil && c.fn.Pkg() == p.pass.Pkg && onlyError(c.fn) {
+				if r, ok := ast.Unparen(c.call.Fun).(*ast.SelectorExpr); ok {
+					if id, ok := ast.Unparen(r.X).(*ast.Ident); ok && info.Uses[id] == self {
+						continue
+					}
 				}
 			}
-		}
-		if txParam != nil && a.kind != scoped && mentionsObj(info, receiver(info, a.call), txParam) {
-			continue // tx.CreateBucket(…) in db.Update(func(tx) error {…}): an error return rolls it back
-		}
-		if !a.bind(info, c.stack, body) || assignsOuter(a, fnNode) {
-			continue
-		}
-		if a.held != nil && !a.bindHeld(info) {
-			continue
-		}
-		if p.receiverOwned(a, method, self, body) {
-			continue // veth named by n.hostName, deleted by the type's cleanup
-		}
-		p.paramRelease(a, body)
-		a.releases = p.findReleases(a, all)
-		p.closureCallReleases(a, all, body)
-		if p.enteredHolding(a, all) || deferredBefore(info, a, body) {
-			continue
-		}
-		a.stringHandOff(info)
-		if len(a.releases) == 0 {
-			// A method value of the release (unlock := c.mu.Unlock) is evidence as much as a
-			// call of it; called or deferred later, it releases, and left uncalled it does not.
-			if text, ok := p.releaseValueIn(a, body); ok {
-				a.relText = text
+			if txParam != nil && a.kind != scoped && mentionsObj(info, receiver(info, a.call), txParam) {
+				continue // tx.CreateBucket(…) in db.Update(func(tx) error {…}): an error return rolls it back
 			}
-		}
-		if len(a.releases) == 0 && a.relText == "" {
-			// So is the other mode's release on the same mutex (c.mu.Unlock after
-			// c.mu.RLock), which releases nothing: every return skips the lock's own.
-			if call, ok := p.otherModeRelease(a, all); ok {
-				a.relText, a.otherMode = types.ExprString(receiver(info, a.call))+"."+a.verb.releases[0], call
+			if !a.bind(info, c.stack, body) || assignsOuter(a, fnNode) {
+				continue
 			}
-		}
-		if a.held != nil && len(a.releases) == 0 {
-			continue // a lock needs its own evidence: the caller releases it somewhere
-		}
-		if len(a.releases) == 0 && a.pair == nil && a.relText == "" {
-			text, ok := a.releaseMethod(info)
-			if !ok {
-				continue // a verb without evidence: no release of it anywhere in the function
+			if a.held != nil && !a.bindHeld(info) {
+				continue
 			}
-			a.valueErrOnly, a.relText = true, text
+			if p.receiverOwned(a, method, self, body) {
+				continue // veth named by n.hostName, deleted by the type's cleanup
+			}
+			p.paramRelease(a, body)
+			a.releases = p.findReleases(a, all)
+			p.closureCallReleases(a, all, body)
+			if p.enteredHolding(a, all) || deferredBefore(info, a, body) {
+				continue
+			}
+			a.stringHandOff(info)
+			if len(a.releases) == 0 {
+				// A method value of the release (unlock := c.mu.Unlock) is evidence as much as a
+				// call of it; called or deferred later, it releases, and left uncalled it does not.
+				if text, ok := p.releaseValueIn(a, body); ok {
+					a.relText = text
+				}
+			}
+			if len(a.releases) == 0 && a.relText == "" {
+				// So is the other mode's release on the same mutex (c.mu.Unlock after
+				// c.mu.RLock), which releases nothing: every return skips the lock's own.
+				if call, ok := p.otherModeRelease(a, all); ok {
+					a.relText, a.otherMode = types.ExprString(receiver(info, a.call))+"."+a.verb.releases[0], call
+				}
+			}
+			if a.held != nil && len(a.releases) == 0 {
+				continue // a lock needs its own evidence: the caller releases it somewhere
+			}
+			if len(a.releases) == 0 && a.pair == nil && a.relText == "" {
+				text, ok := a.releaseMethod(info)
+				if !ok {
+					continue // a verb without evidence: no release of it anywhere in the function
+				}
+				a.valueErrOnly, a.relText = true, text
+			}
+			if a.kind == rollback && !p.undoneOnErrorPath(a) {
+				continue // a create the function keeps on purpose
+			}
+			if p.suppressedAt(a.call.Pos()) {
+				continue
+			}
+			w := &walker{p: p, a: a, sig: sig, g: g, body: body, fnNode: fnNode, reported: map[token.Pos]bool{}}
+			w.run()
 		}
-		if a.kind == rollback && !p.undoneOnErrorPath(a) {
-			continue // a create the function keeps on purpose
-		}
-		if p.suppressedAt(a.call.Pos()) {
-			continue
-		}
-		w := &walker{p: p, a: a, sig: sig, g: g, body: body, fnNode: fnNode, reported: map[token.Pos]bool{}}
-		w.run()
 	}
 }
 
@@ -283,6 +283,30 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 	return p.wrapperReleases(a, call, fn, func(n, _ string) bool {
 		return slices.Contains(m.releases, n) || slices.Contains(m.relVerbs, n)
 	})
+}
+
+// madeRelease reports whether call, of a function of the package, returns a literal that
+// releases the acquired value it is passed (closeLater(f), returning func() error { return
+// f.Close() }): calling what it returns releases the value; the call alone does not.
+func (p *pkgChecker) madeRelease(a *acquisition, call *ast.CallExpr) bool {
+	fn, ok := typeInfoCallee(p.pass.TypesInfo, call)
+	if !ok {
+		return false
+	}
+	wi := p.wrapper(fn)
+	if wi == nil || len(wi.makes) == 0 {
+		return false
+	}
+	return p.releasesVia(a, call, fn, &wrapperInfo{names: wi.makes}, a.isReleaseName)
+}
+
+// isReleaseName reports whether a call of name (full name full) is a's release by name: one
+// of its pair's releases, or of its verb's.
+func (a *acquisition) isReleaseName(name, full string) bool {
+	if a.pair != nil {
+		return slices.ContainsFunc(a.pair.releases, func(r string) bool { return full == r || strings.HasSuffix(r, "."+name) })
+	}
+	return slices.Contains(a.verb.releases, name) || slices.Contains(a.verb.relVerbs, name)
 }
 
 func subset(xs, a, b map[types.Object]bool) bool {

@@ -70,16 +70,22 @@
 //     t.mu where its result says success (an entry, true, a nil error), and lockTable(x)
 //     holds x.mu. The caller releases it, on the evidence that it does on some path
 //     (t.mu.Unlock(), or a helper that unlocks t.mu, such as another package's s.Done()),
-//     and that lock only: x.other.Unlock() releases nothing of it. The lock is the one the
-//     function releases where it says failure; a function with two such locks, or one that
-//     leaks anything otherwise, has no summary. An exported function's summary reaches
-//     other packages as a fact: a caller of store.Lookup(k) holds the store's unexported
-//     lock, which it releases through the store's Done. Returning the result on (return
+//     and that lock only: x.other.Unlock() releases nothing of it. The locks are the ones
+//     the function releases where it says failure, each held by the caller on its own
+//     evidence: r.startWriting() holds r.lockfile and r.inProcessLock, both ended by
+//     r.stopWriting() (a return that skips it is one finding, not one per lock); a function
+//     that leaks anything otherwise has no summary. A function whose body is one return of
+//     such a call on its receiver or a parameter holds the same locks (startWriting's return
+//     r.startWritingWithReload(true)). An exported function's summary reaches other
+//     packages as a fact: a caller of store.Lookup(k) holds the store's unexported lock,
+//     which it releases through the store's Done. Returning the result on (return
 //     t.lookup(k)) or storing the holder (pending = append(pending, x)) hands it on. Not
-//     yet summarized: a lock of a generic type or an embedded mutex (t.Lock()), and a
-//     function that returns holding what it got from another such call; nor is the other
-//     mode's release evidence here (t.mu.Unlock() after t.rlookup(k)). No fix is offered:
-//     where the lock goes is the callee's contract.
+//     yet summarized: a lock of a generic type or an embedded mutex (t.Lock()); nor is the
+//     other mode's release evidence here (t.mu.Unlock() after t.rlookup(k)). A method's
+//     call of a method of its own receiver of the package that returns nothing but an error
+//     (r.startWriting() inside another method of r) manages the receiver's state and is not
+//     checked, for a lock as for any acquisition. No fix is offered: where the lock goes is
+//     the callee's contract.
 //   - the default table: ipam.ExecAdd and invoke.DelegateAdd (CNI), netlink.LinkAdd, etcd
 //     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp
 //     (and ioutil.TempFile), net.Listen, net.Dial, net.DialTimeout and a net.Dialer's Dial
@@ -225,7 +231,11 @@
 //     parameter passed its root: defer func(fs *T) { fs.mu.Unlock() }(fs). A parameter the
 //     literal assigns releases another value.
 //   - wrapper: a function of the same package that releases its argument or receiver:
-//     defer closeQuietly(f). A release on a field of the parameter made with a local of the
+//     defer closeQuietly(f). One that returns a literal or a method value releasing it
+//     (closeLater(f) returning func() error { return f.Close() }, or f.Close) releases
+//     nothing itself: calling what it returns does (defer closeLater(f)(), c :=
+//     closeLater(f); defer c()), and a path that never calls it skips the release (another
+//     package's such helper has no summary of it). A release on a field of the parameter made with a local of the
 //     helper is the helper's own, no release of the parameter: c.replies.Delete(reply) in a
 //     request helper deletes the reply it made. A function of another package counts by
 //     the summary its package exports as a fact, which is stricter: the releases it makes,
@@ -234,7 +244,11 @@
 //     takes the obligation; never in a switch case or on the right of && or ||, and not
 //     at all in a function with a goto), and does not take back, so defer
 //     util.CloseQuietly(f), t.UnlockAndNotify() for t.Mu.Lock() and locks.Unlock(&b.mu)
-//     release. A helper that
+//     release. A release method called with arguments ends what they name (p.Release(id)),
+//     not its receiver, but for a Commit or a Rollback given a context and plain values
+//     only: content.CommitOnly(ctx, w) ends w when it returns w.Commit(ctx, size, dgst). A
+//     helper that closes on failure and commits on success ends it by neither alone, and
+//     has no summary. A helper that
 //     only reads f (util.Stat(f)), closes it under a condition or after an early return,
 //     closes a parameter it assigned, unlocks a value receiver's own copy of a mutex, or
 //     locks and unlocks t.Mu itself releases nothing of the caller's; a nil guard (if c ==
@@ -315,7 +329,8 @@
 //   - aliasrelease: the release called on a local the path made hold the value releases
 //     it: output.Close() after output = f, for output := os.Stdout declared before f :=
 //     os.Create(p), also through an interface's method of the release's name (var c
-//     io.Closer; c = f; c.Close()), deferred (defer output.Close()), or in a closure deferred
+//     io.Closer; c = f; c.Close(), or var c io.Closer = f), through a type assertion (tc :=
+//     conn.(*tls.Conn); defer tc.Close()), deferred (defer output.Close()), or in a closure deferred
 //     before that reads it when it runs (defer func() { output.Close() }()). A local pointed
 //     at something else again (output = os.Stderr) releases nothing of it, and one whose
 //     address is taken or that a literal assigns releases nothing.
@@ -326,8 +341,11 @@
 //     slice or channel (a send that is a select's case only on the path into that case),
 //     capturing it in a go statement, returning it from a function literal's own return
 //     (a factory of the resource, whose caller takes it: tcpproxy.DialProxy{DialContext:
-//     func(…) (net.Conn, error) { return outbound, nil }}; not a literal called where it is
-//     written), starting a goroutine whose literal releases it
+//     func(…) (net.Conn, error) { return outbound, nil }}, also through a local copy, a
+//     named result or a literal it calls; the literal hands it on where it is written, so
+//     a return before the factory goes anywhere is not reported; not a literal called
+//     where it is written, nor one stored in a local, which holds the value as an alias
+//     does: get := func() net.Conn { return conn }; c := get()), starting a goroutine whose literal releases it
 //     whenever it runs (go func() { defer s.sem.Release(); … }(), the permit of the batch
 //     it runs, or a release before each of its returns; not one under a condition, in one
 //     case of a switch, after an early return, or in a literal it never calls), passing a
@@ -342,9 +360,12 @@
 //     that does, read from its summary (a fact, for another package's), also through a
 //     local copy (g := f) or as an element of a variadic parameter it ranges over. A method
 //     that stores it in a field of its receiver (r.add(f) appending to r.files, not a value
-//     receiver's own copy; also wrapped in the result of a function of its package: n :=
-//     newNIC(id, ep); s.nics[id] = n, as gvisor's stack keeps an endpoint) hands it on when that receiver outlives the function, not when
-//     the receiver is a fresh local of the function (r := &registry{}; r.add(f)), nor
+//     receiver's own copy; also wrapped in the result of a function of its package,
+//     directly, through a local, one of several results, or another such call: n :=
+//     newNIC(id, ep); s.nics[id] = n, as gvisor's stack keeps an endpoint, or s.nics[id] =
+//     newNIC(id, wrapSniffer(ep))) hands it on when that receiver outlives the function,
+//     not when the receiver is a fresh local of the function (r := &registry{}; r.add(f)),
+//     which then holds it as an alias does (return r hands it on), nor
 //     through a constructor that stores it in a fresh value of its own (bufio.NewReader(f)
 //     leaves f the function's to close). Storing a field of it (lastName = f.Name()) keeps
 //     nothing of it; a keep under a condition still counts. A lock goes with the variable a
@@ -376,8 +397,9 @@
 //     connection to the rows that release it; also through another such call (return
 //     rowsOf(c, data)) or a composite literal (return rows{c: c}), or a local that holds
 //     the result, one of several too (s, err := newSniffer(fd); … return &network{s: s}, a
-//     result that is neither an error nor of a basic type; one of several results of another
-//     package's call is not read, since no summary says which keeps what). A result that holds only
+//     result that is neither an error nor of a basic type, by its position: st, _, err :=
+//     split(fd) holds only what split's first result holds; one of several results of
+//     another package's call is not read, since no summary says which keeps what). A result that holds only
 //     what the value holds (return c.dataOnly()), or that a function of the package passed
 //     the value makes of something else (return freshPlain(c)), keeps nothing of it; the
 //     result of another package's function passed it (newConn(c)) is taken to hold it, since

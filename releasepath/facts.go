@@ -44,9 +44,9 @@ var factsAnalyzer = &analysis.Analyzer{
 // another package could not call are dropped.
 type releasesFact struct {
 	Releases map[int][][2]string
-	Keeps    []int     // the parameters it keeps away ([keptAway]), -1 the receiver
-	Stores   []int     // the parameters it stores in its receiver ([storedInRecv])
-	Holds    *heldLock // the lock it returns holding by contract ([holdSummary]), if any
+	Keeps    []int      // the parameters it keeps away ([keptAway]), -1 the receiver
+	Stores   []int      // the parameters it stores in its receiver ([storedInRecv])
+	Holds    []heldLock // the locks it returns holding by contract ([holdSummary]), if any
 	// WhenTrue lists, per bool parameter, the releases it makes as Releases does when that
 	// parameter is true (releaseflag).
 	WhenTrue map[int]map[int][][2]string
@@ -108,12 +108,16 @@ func (f *releasesFact) String() string {
 	for _, k := range flags {
 		out += fmt.Sprintf(" when(%d)%s", k, strings.TrimPrefix((&releasesFact{Releases: f.WhenTrue[k]}).String(), "releases"))
 	}
-	if h := f.Holds; h != nil {
-		param := fmt.Sprint(h.Param)
-		if h.Param < 0 {
-			param = "recv"
+	if len(f.Holds) > 0 {
+		var hs []string
+		for _, h := range f.Holds {
+			param := fmt.Sprint(h.Param)
+			if h.Param < 0 {
+				param = "recv"
+			}
+			hs = append(hs, param+h.Path+":"+h.Verb)
 		}
-		out += " holds(" + param + h.Path + ":" + h.Verb + ")"
+		out += " holds(" + strings.Join(hs, " ") + ")"
 	}
 	return out
 }
@@ -135,8 +139,8 @@ func summaryOf(f *releasesFact) *wrapperInfo {
 			}
 		}
 	}
-	if h := f.Holds; h != nil {
-		wi.hold = &holdSummary{param: h.Param, path: h.Path, verb: verbMatch{verb: h.Verb, releases: h.Releases, relVerbs: h.RelVerbs, kind: scoped}}
+	for _, h := range f.Holds {
+		wi.hold = append(wi.hold, &holdSummary{param: h.Param, path: h.Path, verb: verbMatch{verb: h.Verb, releases: h.Releases, relVerbs: h.RelVerbs, kind: scoped}})
 	}
 	return wi
 }
@@ -228,15 +232,15 @@ func runFacts(pass *analysis.Pass) (any, error) {
 			continue // a fact on it would not leave the package
 		}
 		f := factOf(p.wrapper(fn))
-		if mayHold(pass.TypesInfo, p.decls[fn]) {
+		if mayHold(pass.TypesInfo, p.decls[fn]) || onlyReturnedCall(p.decls[fn]) != nil {
 			if holds == nil {
 				holds, _ = newPkgChecker(pass, &config{}, pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs), read)
 			}
-			if h := holds.holdOf(fn); h != nil {
+			for _, h := range holds.holdOf(fn) {
 				if f == nil {
 					f = &releasesFact{}
 				}
-				f.Holds = &heldLock{Param: h.param, Path: h.path, Verb: h.verb.verb, Releases: h.verb.releases, RelVerbs: h.verb.relVerbs}
+				f.Holds = append(f.Holds, heldLock{Param: h.param, Path: h.path, Verb: h.verb.verb, Releases: h.verb.releases, RelVerbs: h.verb.relVerbs})
 			}
 		}
 		if f != nil {

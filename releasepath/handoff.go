@@ -37,6 +37,8 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 			}
 		case *ast.StarExpr:
 			visit(x.X)
+		case *ast.TypeAssertExpr:
+			visit(x.X) // tc := conn.(*tls.Conn) is conn
 		case *ast.CompositeLit:
 			for _, el := range x.Elts {
 				visit(el)
@@ -52,6 +54,10 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 				found = true // the release as a value: return l.Unlock, nil
 			}
 		case *ast.CallExpr:
+			if lit, ok := ast.Unparen(x.Fun).(*ast.FuncLit); ok && w.litReturnsValue(lit, st) {
+				found = true // func() net.Conn { return outbound }()
+				return
+			}
 			// A constructor or conversion that wraps the value (newConn(c), append(s, v)),
 			// but not a method of the value itself (f.Name()), nor a call whose result
 			// cannot hold it (err = fsync(f) returns an error, not f).
@@ -231,21 +237,61 @@ func returnsBefore(body *ast.BlockStmt, pos token.Pos) bool {
 func (w *walker) litReturnsValue(lit *ast.FuncLit, st *state) bool {
 	results, ok := w.litResults[lit]
 	if !ok {
-		ast.Inspect(lit.Body, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.FuncLit:
-				return false
-			case *ast.ReturnStmt:
-				results = append(results, n.Results...)
-			}
-			return true
-		})
+		results = litReturned(w.p.pass.TypesInfo, lit)
 		if w.litResults == nil {
 			w.litResults = map[*ast.FuncLit][]ast.Expr{}
 		}
-		w.litResults[lit] = results // the literal's returns, walked once for every path
+		w.litResults[lit] = results // walked once for every path that meets the literal
 	}
 	return slices.ContainsFunc(results, func(r ast.Expr) bool { return w.holds(r, st) })
+}
+
+// litReturned returns what lit's own returns return: their results, and what lit assigns
+// to a local it returns (c := outbound; return c, nil) or to a named result a bare return
+// returns (c = outbound; return).
+func litReturned(info *types.Info, lit *ast.FuncLit) []ast.Expr {
+	assigned := map[types.Object][]ast.Expr{}
+	var results []ast.Expr
+	var named []types.Object
+	if lit.Type.Results != nil {
+		for _, f := range lit.Type.Results.List {
+			for _, id := range f.Names {
+				named = append(named, info.Defs[id])
+			}
+		}
+	}
+	bare := false
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			if len(n.Lhs) == len(n.Rhs) {
+				for i, l := range n.Lhs {
+					if id, ok := ast.Unparen(l).(*ast.Ident); ok && info.ObjectOf(id) != nil {
+						assigned[info.ObjectOf(id)] = append(assigned[info.ObjectOf(id)], n.Rhs[i])
+					}
+				}
+			}
+		case *ast.ReturnStmt:
+			results = append(results, n.Results...)
+			bare = bare || len(n.Results) == 0
+		}
+		return true
+	})
+	var out []ast.Expr
+	for _, r := range results {
+		out = append(out, r)
+		if id, ok := ast.Unparen(r).(*ast.Ident); ok {
+			out = append(out, assigned[info.Uses[id]]...)
+		}
+	}
+	if bare {
+		for _, o := range named {
+			out = append(out, assigned[o]...)
+		}
+	}
+	return out
 }
 
 // compositeHandOff reports whether passing arg to call hands the acquired value on: arg is a
@@ -276,7 +322,7 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 		var r ast.Expr
 		if len(lhs) == len(rhs) {
 			r = rhs[i]
-		} else if w.tupleHolder(l, rhs) {
+		} else if w.tupleHolder(i, l, rhs, st) || w.tupleMaker(l, rhs) {
 			r = rhs[0] // s, err := newSniffer(fd): s holds what the call's result holds
 		}
 		l = ast.Unparen(l)
@@ -320,9 +366,12 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 			}
 			return handedOn // a cleanup stored for later
 		}
-		if w.releaseMethodValue(r, st) {
+		if maker, ok := ast.Unparen(r).(*ast.CallExpr); w.releaseMethodValue(r, st) || ok && w.p.madeRelease(w.a, maker) {
+			if isIdent && id.Name == "_" {
+				continue // _ = closeLater(f): the release made is dropped
+			}
 			if o != nil && isLocal(o, w.body) {
-				st.clos[o] = true // cleanup := l.Release
+				st.clos[o] = true // cleanup := l.Release, cleanup := closeLater(f)
 				continue
 			}
 			return handedOn // h.cleanup = l.Release
@@ -344,14 +393,14 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 	return goOn
 }
 
-// tupleHolder reports whether l, assigned one of the results of the single call in rhs, is
-// where that result keeps what the call was passed: the call is of a function of the
-// package, whose summary says what its results hold (resultholds), and l is neither an
-// error nor of a basic type (the s of s, err := newSniffer(fd), not its err nor the n of n,
-// err := w.Write(b)). Another package's call in this form is not read: no summary says
-// which of its results keeps what (result, err = current.NewResultFromResult(r) converts
-// an IPAM result; it keeps no allocation).
-func (w *walker) tupleHolder(l ast.Expr, rhs []ast.Expr) bool {
+// tupleHolder reports whether l, assigned result i of the single call in rhs, holds the
+// acquired value there: the call is of a function of the package whose summary says its
+// result i holds what the call passes it (resultholds), and l is neither an error nor of a
+// basic type (the s of s, err := newSniffer(fd), not its err nor the n of n, err :=
+// w.Write(b)). Another package's call in this form is not read: no summary says which of
+// its results keeps what (result, err = current.NewResultFromResult(r) converts an IPAM
+// result; it keeps no allocation).
+func (w *walker) tupleHolder(i int, l ast.Expr, rhs []ast.Expr, st *state) bool {
 	if len(rhs) != 1 {
 		return false
 	}
@@ -364,8 +413,28 @@ func (w *walker) tupleHolder(l ast.Expr, rhs []ast.Expr) bool {
 	if !ok || fn.Pkg() != w.p.pass.Pkg || w.p.decls[fn.Origin()] == nil {
 		return false
 	}
-	t := info.TypeOf(l)
-	return t != nil && !isError(t) && !isBasic(t)
+	if t := info.TypeOf(l); t == nil || isError(t) || isBasic(t) {
+		return false
+	}
+	return slices.ContainsFunc(w.p.heldArgsAt(call, i), func(e ast.Expr) bool { return w.holds(e, st) })
+}
+
+// tupleMaker reports whether l, of a function type, is assigned a result of the single call
+// in rhs that makes the acquisition's release (c, err := closerOf(f)): l holds the release.
+func (w *walker) tupleMaker(l ast.Expr, rhs []ast.Expr) bool {
+	if len(rhs) != 1 {
+		return false
+	}
+	call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	t := w.p.pass.TypesInfo.TypeOf(l)
+	if t == nil {
+		return false // _
+	}
+	_, isFunc := t.Underlying().(*types.Signature)
+	return isFunc && w.p.madeRelease(w.a, call)
 }
 
 // assignsOuter reports whether the acquisition's value goes straight into a variable the
@@ -459,9 +528,12 @@ func (w *walker) keptByCallee(call *ast.CallExpr, st *state) bool {
 	// parameter, the function's receiver, a field or a package variable), not when it is a
 	// local the function made (rd := bufio.NewReader(f) keeps f in rd, which dies with it).
 	recvLives := false
+	var fresh types.Object
 	if r := receiver(info, call); r != nil {
 		if o := rootObj(info, r); o != nil && !freshLocal(info, w.body, o) {
 			recvLives = true
+		} else {
+			fresh = o
 		}
 	}
 	sig := fn.Type().(*types.Signature)
@@ -469,6 +541,11 @@ func (w *walker) keptByCallee(call *ast.CallExpr, st *state) bool {
 		how := wi.keeps[paramIndex(sig, i)] // keep(g, f) for keep(fs ...*os.File)
 		if (how == keptAway || (how == storedInRecv && recvLives)) && w.holds(arg, st) {
 			return true
+		}
+		if how == storedInRecv && fresh != nil && w.holds(arg, st) {
+			// r := &registry{}; r.add(f): r holds f now, and goes where f would
+			// (return r hands it on; r dying with the function leaks it).
+			st.aliases[fresh] = true
 		}
 	}
 	return false

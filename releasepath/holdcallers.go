@@ -14,20 +14,28 @@ type holdSummary struct {
 	verb  verbMatch // the lock's verb and mode: Lock, RLock, TryLock
 }
 
-// holdOf returns the summary of fn, a function of the package, when it returns holding a
-// lock of its receiver or of a parameter by contract and takes back nothing else; nil
-// otherwise. It is computed once, by checking fn's body without reporting; a cycle of calls
-// proves nothing.
-func (p *pkgChecker) holdOf(fn *types.Func) *holdSummary {
+// holdOf returns the summaries of fn, a function of the package, when it returns holding
+// locks of its receiver or of its parameters by contract and takes back nothing else (a
+// startWriting that takes r.lockfile and r.inProcessLock for its stopWriting); nil
+// otherwise. It is computed once, by checking fn's body without reporting, or read from the
+// one call fn returns the result of (heldChain); a cycle of calls proves nothing.
+func (p *pkgChecker) holdOf(fn *types.Func) []*holdSummary {
 	if h, ok := p.holds[fn]; ok {
 		return h
 	}
 	if p.holds == nil {
-		p.holds = map[*types.Func]*holdSummary{}
+		p.holds = map[*types.Func][]*holdSummary{}
 	}
 	p.holds[fn] = nil // a cycle proves nothing
 	fd := p.decls[fn]
-	if fd == nil || !mayHold(p.pass.TypesInfo, fd) {
+	if fd == nil {
+		return nil
+	}
+	if h := p.heldChain(fd); h != nil {
+		p.holds[fn] = h
+		return h
+	}
+	if !mayHold(p.pass.TypesInfo, fd) {
 		return nil
 	}
 	g := p.cfgs.FuncDecl(fd)
@@ -39,10 +47,65 @@ func (p *pkgChecker) holdOf(fn *types.Func) *holdSummary {
 	p.collecting = c
 	p.checkFunc(fd, fd.Body, fn.Type().(*types.Signature), g, fd.Doc, nil)
 	p.collecting = outer
-	if len(c.found) == 1 && !c.other {
-		p.holds[fn] = c.found[0]
+	if len(c.found) > 0 && !c.other {
+		p.holds[fn] = c.found
 	}
 	return p.holds[fn]
+}
+
+// heldChain returns the summaries of fd when its body is one return of a call of a function
+// that returns holding locks of what fd passes it of its own, its receiver or a parameter
+// (func (r *layerStore) startWriting() error { return r.startWritingWithReload(true) }):
+// fd returns holding the same locks, named from its own side.
+func (p *pkgChecker) heldChain(fd *ast.FuncDecl) []*holdSummary {
+	call := onlyReturnedCall(fd)
+	if call == nil {
+		return nil
+	}
+	info := p.pass.TypesInfo
+	fn, ok := typeInfoCallee(info, call)
+	if !ok {
+		return nil
+	}
+	var inner []*holdSummary
+	if fn = fn.Origin(); fn.Pkg() == p.pass.Pkg {
+		inner = p.holdOf(fn)
+	} else if wi := p.imported(fn); wi != nil {
+		inner = wi.hold
+	}
+	params := declParams(info, fd)
+	var out []*holdSummary
+	for _, h := range inner {
+		var e ast.Expr
+		if h.param < 0 {
+			e = receiver(info, call)
+		} else if h.param < len(call.Args) {
+			e = call.Args[h.param]
+		}
+		id, ok := ast.Unparen(e).(*ast.Ident) // e is nil when the argument is missing
+		if !ok {
+			return nil
+		}
+		idx, ok := params[info.Uses[id]]
+		if !ok {
+			return nil // a lock of something fd made itself: no caller has it
+		}
+		out = append(out, &holdSummary{param: idx, path: h.path, verb: h.verb})
+	}
+	return out
+}
+
+// onlyReturnedCall returns the call fd's body is the one return of (return f(x)), or nil.
+func onlyReturnedCall(fd *ast.FuncDecl) *ast.CallExpr {
+	if fd.Body == nil || len(fd.Body.List) != 1 {
+		return nil
+	}
+	ret, ok := fd.Body.List[0].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != 1 {
+		return nil
+	}
+	call, _ := ast.Unparen(ret.Results[0]).(*ast.CallExpr)
+	return call
 }
 
 // A holdCollector gathers, while one function is checked for its summary, the locks it
@@ -115,7 +178,13 @@ func (w *walker) collectHold(c *holdCollector, before, after int) {
 		c.other = true // the receiver itself is the lock: t.Lock(), left to leadingverb
 		return
 	}
-	c.found = append(c.found, &holdSummary{param: param, path: path, verb: w.a.verb})
+	h := &holdSummary{param: param, path: path, verb: w.a.verb}
+	for _, f := range c.found {
+		if f.param == h.param && f.path == h.path && f.verb.verb == h.verb.verb {
+			return // the same lock, taken on two paths
+		}
+	}
+	c.found = append(c.found, h)
 }
 
 // declParamIndex returns the index of o among fd's parameters, -1 for its receiver.
@@ -124,21 +193,23 @@ func declParamIndex(info *types.Info, fd *ast.FuncDecl, o types.Object) (int, bo
 	return i, ok
 }
 
-// heldCandidate returns the acquisition a call of fn makes when fn returns holding a lock of
-// what the call passes it: c.lookup(k) holding c.mu, lockTable(t) holding t.mu.
-func (p *pkgChecker) heldCandidate(call *ast.CallExpr, fn *types.Func) (*acquisition, bool) {
-	var h *holdSummary
+// heldCandidates returns the acquisitions a call of fn makes when fn returns holding locks of
+// what the call passes it, one for each lock: c.lookup(k) holding c.mu, lockTable(t)
+// holding t.mu, r.startWriting() holding r.lockfile and r.inProcessLock.
+func (p *pkgChecker) heldCandidates(call *ast.CallExpr, fn *types.Func) []*acquisition {
+	var hs []*holdSummary
 	if fn = fn.Origin(); fn.Pkg() == nil {
-		return nil, false // error.Error
+		return nil // error.Error
 	} else if fn.Pkg() == p.pass.Pkg {
-		h = p.holdOf(fn) // nil for the function being summarized: holdOf marks it first
+		hs = p.holdOf(fn) // nil for the function being summarized: holdOf marks it first
 	} else if wi := p.imported(fn); wi != nil {
-		h = wi.hold // from its package's fact
+		hs = wi.hold // from its package's fact
 	}
-	if h == nil {
-		return nil, false
+	var out []*acquisition
+	for _, h := range hs {
+		out = append(out, &acquisition{call: call, fn: fn, name: fn.Name(), kind: scoped, source: "verb", verb: h.verb, held: h})
 	}
-	return &acquisition{call: call, fn: fn, name: fn.Name(), kind: scoped, source: "verb", verb: h.verb, held: h}, true
+	return out
 }
 
 // bindHeld sets the lock a held acquisition takes in its caller's terms: c.mu for

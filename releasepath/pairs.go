@@ -88,8 +88,8 @@ var defaultPairs = []pair{
 	// A TLS connection is closed as a *tls.Conn or as the net.Conn it is kept in.
 	{"crypto/tls.Dial", []string{"crypto/tls.Conn.Close", "net.Conn.Close"}, scoped, "default"},
 	{"crypto/tls.DialWithDialer", []string{"crypto/tls.Conn.Close", "net.Conn.Close"}, scoped, "default"},
-	{"crypto/tls.Dialer.Dial", []string{"net.Conn.Close"}, scoped, "default"},
-	{"crypto/tls.Dialer.DialContext", []string{"net.Conn.Close"}, scoped, "default"},
+	{"crypto/tls.Dialer.Dial", []string{"net.Conn.Close", "crypto/tls.Conn.Close"}, scoped, "default"},
+	{"crypto/tls.Dialer.DialContext", []string{"net.Conn.Close", "crypto/tls.Conn.Close"}, scoped, "default"},
 	{leasePkg + ".New", []string{leasePkg + ".Lease.Release", leasePkg + ".Lease.Keep"}, scoped, "default"},
 	{acquirePkg + ".New", []string{acquirePkg + ".Scope.End"}, scoped, "default"},
 }

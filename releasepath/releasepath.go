@@ -191,8 +191,10 @@ type pkgChecker struct {
 	comments    map[*token.File]map[int][]string                 // line → comment texts
 	ownedBy     map[string][]*types.Func                         // per type and release names, the methods that release (receiverOwned)
 	kept        map[*types.Func]map[int]bool                     // the parameters each function's result holds (resultHolds)
-	holds       map[*types.Func]*holdSummary                     // each function's lock it returns holding (holdOf)
+	keptAt      map[*types.Func][]map[int]bool                   // the same, by result (resultHoldsAt)
+	holds       map[*types.Func][]*holdSummary                   // the locks each function returns holding (holdOf)
 	collecting  *holdCollector                                   // set while a function is checked for its summary
+	said        map[string]bool                                  // the diagnostics reported, by position and message
 	actions     map[ast.Expr]bool                                // what the package stores as a command-line action (actionSlots)
 	preHooks    map[ast.Expr]bool                                // the actions that are hooks run before a command's (actionSlots)
 	mainEnds    *bool                                            // whether main ends once its framework returns (mainEndsAtFramework)

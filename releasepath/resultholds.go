@@ -47,7 +47,6 @@ func (p *pkgChecker) resultHolds(fn *types.Func) map[int]bool {
 			stored[root][idx] = true
 		}
 	}
-	out := map[int]bool{}
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
@@ -70,11 +69,14 @@ func (p *pkgChecker) resultHolds(fn *types.Func) map[int]bool {
 				for k := range n.Lhs {
 					store(n.Lhs[k], n.Rhs[k])
 				}
-			} else if len(n.Rhs) == 1 {
-				// f, err := createContainer(rw, co): f holds what the call's result holds.
-				for _, l := range n.Lhs {
+			} else if call, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr); ok && len(n.Rhs) == 1 {
+				// f, err := createContainer(rw, co): f holds what that result of the call
+				// holds.
+				for k, l := range n.Lhs {
 					if t := info.TypeOf(l); t != nil && !isError(t) && !isBasic(t) {
-						store(l, n.Rhs[0])
+						for _, arg := range p.heldArgsAt(call, k) {
+							store(l, arg)
+						}
 					}
 				}
 			}
@@ -87,21 +89,84 @@ func (p *pkgChecker) resultHolds(fn *types.Func) map[int]bool {
 		}
 		return true
 	})
+	out, at := p.returnedHolds(decl, fn.Type().(*types.Signature).Results().Len(), params, stored)
+	p.kept[fn] = out
+	if p.keptAt == nil {
+		p.keptAt = map[*types.Func][]map[int]bool{}
+	}
+	p.keptAt[fn] = at
+	return out
+}
+
+// heldArgsAt returns the receiver and arguments of call, of a function of the package, that
+// its result i holds.
+func (p *pkgChecker) heldArgsAt(call *ast.CallExpr, i int) []ast.Expr {
+	info := p.pass.TypesInfo
+	fn, ok := typeInfoCallee(info, call)
+	if !ok {
+		return nil
+	}
+	held := p.resultHolds(fn)
+	if i >= 0 {
+		held = p.resultHoldsAt(fn, i)
+	}
+	var out []ast.Expr
+	if r := receiver(info, call); r != nil && held[-1] {
+		out = append(out, r)
+	}
+	for j, arg := range call.Args {
+		if held[j] {
+			out = append(out, arg)
+		}
+	}
+	return out
+}
+
+// heldArgs returns the receiver and arguments of call, of a function of the package, that
+// one of its results holds.
+func (p *pkgChecker) heldArgs(call *ast.CallExpr) []ast.Expr {
+	return p.heldArgsAt(call, -1)
+}
+
+// resultHoldsAt is resultHolds for fn's result i alone: st, _, err := split(fd) keeps in st
+// only what split's first result holds.
+func (p *pkgChecker) resultHoldsAt(fn *types.Func, i int) map[int]bool {
+	p.resultHolds(fn)
+	if at := p.keptAt[fn.Origin()]; i < len(at) {
+		return at[i]
+	}
+	return nil
+}
+
+// returnedHolds returns the parameters decl's returns hold (stored: what its locals hold),
+// in any result and by result (nres results).
+func (p *pkgChecker) returnedHolds(decl *ast.FuncDecl, nres int, params map[types.Object]int, stored map[types.Object]map[int]bool) (map[int]bool, []map[int]bool) {
+	out := map[int]bool{}
+	at := make([]map[int]bool, nres)
+	for i := range at {
+		at[i] = map[int]bool{}
+	}
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.ReturnStmt:
-			for _, r := range n.Results {
+			for i, r := range n.Results {
 				for idx := range p.exprHolds(r, params, stored) {
 					out[idx] = true
+					if len(n.Results) == nres {
+						at[i][idx] = true
+					} else {
+						for j := range at { // return f(x): any of f's results
+							at[j][idx] = true
+						}
+					}
 				}
 			}
 		}
 		return true
 	})
-	p.kept[fn] = out
-	return out
+	return out, at
 }
 
 // exprHolds returns the parameters e holds, by params: a parameter itself, inside a composite

@@ -376,25 +376,26 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 				return v
 			}
 		}
-	case *ast.DeclStmt:
-		if gd, ok := s.Decl.(*ast.GenDecl); ok {
-			for _, spec := range gd.Specs {
-				if vs, ok := spec.(*ast.ValueSpec); ok && vs != w.a.node {
-					lhs := make([]ast.Expr, len(vs.Names))
-					for i, id := range vs.Names {
-						lhs[i] = id
-					}
-					if v := w.assign(lhs, vs.Values, st); v != goOn {
-						return v
-					}
-				}
+	case *ast.ValueSpec:
+		// go/cfg puts each var spec of a declaration in the block on its own: var c
+		// io.Closer = f makes c hold f as c = f does.
+		if s != w.a.node {
+			lhs := make([]ast.Expr, len(s.Names))
+			for i, id := range s.Names {
+				lhs[i] = id
+			}
+			if v := w.assign(lhs, s.Values, st); v != goOn {
+				return v
 			}
 		}
 	}
 	// Calls in the node: a release, a closure that releases, a call that never returns, a
 	// cleanup closure handed to someone (t.Cleanup(func() { f.Close() })).
 	verdict := goOn
-	var called *ast.FuncLit // the literal of func() T { … }(), which the node calls itself
+	// The literal of func() T { … }(), which the node calls itself, and one stored in a local
+	// (get := func() net.Conn { return conn }), which holds the value for the path as an alias
+	// would: neither hands it on where it is written.
+	called := storedLit(w.p.pass.TypesInfo, n, w.body)
 	ast.Inspect(n, func(x ast.Node) bool {
 		if verdict != goOn {
 			return false
@@ -414,6 +415,33 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 	return verdict
 }
 
+// storedLit returns the function literal n, an assignment or a var spec, stores in a local
+// of body, or nil.
+func storedLit(info *types.Info, n ast.Node, body *ast.BlockStmt) *ast.FuncLit {
+	var lhs []*ast.Ident
+	var rhs []ast.Expr
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		for _, l := range n.Lhs {
+			id, _ := ast.Unparen(l).(*ast.Ident)
+			lhs = append(lhs, id)
+		}
+		rhs = n.Rhs
+	case *ast.ValueSpec:
+		lhs, rhs = n.Names, n.Values
+	}
+	if len(lhs) != len(rhs) {
+		return nil
+	}
+	for i, id := range lhs {
+		lit, ok := ast.Unparen(rhs[i]).(*ast.FuncLit)
+		if ok && id != nil && isLocal(info.ObjectOf(id), body) {
+			return lit
+		}
+	}
+	return nil
+}
+
 // callStep is the verdict of one call on the path (nodeStep).
 func (w *walker) callStep(x *ast.CallExpr, st *state) step {
 	info := w.p.pass.TypesInfo
@@ -421,8 +449,11 @@ func (w *walker) callStep(x *ast.CallExpr, st *state) step {
 		id, ok := ast.Unparen(e).(*ast.Ident)
 		return ok && info.Uses[id] != nil && st.clos[info.Uses[id]]
 	}
+	maker, _ := ast.Unparen(x.Fun).(*ast.CallExpr)
 	switch lit, isLit := ast.Unparen(x.Fun).(*ast.FuncLit); {
 	case w.rels[x], w.aliasRelease(x, st): // output.Close() after output = f
+		return released
+	case maker != nil && w.p.madeRelease(w.a, maker): // closeLater(f)()
 		return released
 	case isLit && w.calledLitReleases(lit, st):
 		return released // func() { release }(), func() { if … { release } else { release } }()
@@ -583,6 +614,16 @@ func (w *walker) report(l leak, withFix bool) {
 		Category: w.a.source,
 		Message:  fmt.Sprintf("%s may skip %s (%s at line %d)", what, rel, w.a.name, fset.Position(w.a.call.Pos()).Line),
 	}
+	// Two locks a call returns holding (r.startWriting()) and one release that ends both
+	// (r.stopWriting()) make one finding, not two.
+	said := fmt.Sprint(d.Pos, d.Message)
+	if w.p.said[said] {
+		return
+	}
+	if w.p.said == nil {
+		w.p.said = map[string]bool{}
+	}
+	w.p.said[said] = true
 	if !w.p.cfg.golangci {
 		d.Related = append(d.Related, analysis.RelatedInformation{
 			Pos: w.a.call.Pos(), End: w.a.call.End(),

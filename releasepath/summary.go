@@ -81,6 +81,23 @@ func (p *pkgChecker) fieldReleasesIf(decl *ast.FuncDecl, params map[types.Object
 	return s.result()
 }
 
+// commits reports whether call, of a method named name, is a Commit or a Rollback that
+// passes a context and plain values only (w.Commit(ctx, size, dgst), tx.Commit(ctx)): it
+// ends its receiver, the arguments say how. A release with arguments otherwise ends what
+// they name (p.Release(id), c.replies.Delete(reply)), not its receiver.
+func commits(info *types.Info, name string, call *ast.CallExpr) bool {
+	if w := words(name); w[0] != "Commit" && w[0] != "Rollback" {
+		return false
+	}
+	for _, arg := range call.Args {
+		t := info.TypeOf(arg)
+		if t == nil || !(isBasic(t) || isContext(t)) {
+			return false
+		}
+	}
+	return true
+}
+
 // onParam reports whether call is on or with a parameter. Only such calls matter; the filter
 // spares the copy of every other call's ancestors, which is most of the cost of summarizing
 // a package.
@@ -164,7 +181,7 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 			s.events[site] = append(s.events[site], siteEvent{acquire: true, c: c})
 			return nil
 		}
-		if len(call.Args) == 0 && s.p.isReleaseName(name, funcName(c.fn)) {
+		if (len(call.Args) == 0 || commits(s.info, name, call)) && s.p.isReleaseName(name, funcName(c.fn)) {
 			s.release(site, name, c, dom, defers)
 			if c.fn.Pkg() != s.p.pass.Pkg {
 				// Another package's release is the whole of it: what t.mu.Unlock does inside
@@ -391,6 +408,10 @@ func (k *keepScan) stored(e ast.Expr, how keep) {
 			for _, a := range x.Args[1:] {
 				k.stored(a, how)
 			}
+			return
+		}
+		for _, idx := range k.wrappedIn(x) { // s.nics[id] = newNIC(id, ep)
+			k.keeps[idx] = max(k.keeps[idx], how)
 		}
 	default:
 		k.mark(e, how)
@@ -420,6 +441,16 @@ func (k *keepScan) goStmt(n *ast.GoStmt) {
 // field of the receiver (not a value receiver's own copy).
 func (k *keepScan) assign(n *ast.AssignStmt) {
 	if len(n.Lhs) != len(n.Rhs) {
+		// n, err := newNICErr(id, ep): the result that is neither an error nor of a basic
+		// type wraps what the call's result holds.
+		call, isCall := ast.Unparen(n.Rhs[0]).(*ast.CallExpr)
+		for i, l := range n.Lhs {
+			id, ok := ast.Unparen(l).(*ast.Ident)
+			if t := k.info.TypeOf(l); ok && isCall && len(n.Rhs) == 1 && t != nil && !isError(t) && !isBasic(t) {
+				o := k.info.ObjectOf(id)
+				k.wraps[o] = append(k.wraps[o], k.wrappedInAt(call, i)...)
+			}
+		}
 		return
 	}
 	for i, l := range n.Lhs {
@@ -454,22 +485,39 @@ func (k *keepScan) wrapped(e ast.Expr, o types.Object) bool {
 	if !ok {
 		return false
 	}
-	fn, ok := typeInfoCallee(k.info, call)
-	if !ok {
-		return false
-	}
-	held := k.p.resultHolds(fn)
-	if r := receiver(k.info, call); r != nil && held[-1] {
-		if _, idx, ok := k.param(r); ok {
-			k.wraps[o] = append(k.wraps[o], idx)
-		}
-	}
-	for j, arg := range call.Args {
-		if _, idx, ok := k.param(arg); ok && held[j] {
-			k.wraps[o] = append(k.wraps[o], idx)
-		}
-	}
+	k.wraps[o] = append(k.wraps[o], k.wrappedIn(call)...)
 	return len(k.wraps[o]) > 0
+}
+
+// wrappedIn returns the parameters the result of call holds, when call is of a function of
+// the package whose result holds what it is passed there: a parameter, a local that wraps
+// one, or another such call (newNIC(id, wrapSniffer(ep))).
+func (k *keepScan) wrappedIn(call *ast.CallExpr) []int {
+	return k.wrappedInAt(call, -1)
+}
+
+// wrappedInAt is wrappedIn for the call's result i alone (n, err := newNICErr(id, ep)), or
+// any of its results for i -1.
+func (k *keepScan) wrappedInAt(call *ast.CallExpr, i int) []int {
+	var held []ast.Expr
+	if i < 0 {
+		held = k.p.heldArgs(call)
+	} else {
+		held = k.p.heldArgsAt(call, i)
+	}
+	var out []int
+	for _, e := range held {
+		if _, idx, ok := k.param(e); ok {
+			out = append(out, idx)
+		}
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+			out = append(out, k.wraps[k.info.Uses[id]]...)
+		}
+		if c, ok := ast.Unparen(e).(*ast.CallExpr); ok {
+			out = append(out, k.wrappedIn(c)...)
+		}
+	}
+	return out
 }
 
 // call marks what the body passes to a function that keeps it, by that function's summary.

@@ -58,9 +58,13 @@ type wrapperInfo struct {
 	// path when that parameter is true and not otherwise, as fields does (releaseflag):
 	// putConn(ctx, cn, freeTurn bool) releases the receiver's .semaphore when freeTurn is.
 	whenTrue map[int]map[int][][2]string
+	// makes lists, per param index, the release calls on or with it in a function literal
+	// the function returns (closeLater(f) returning func() error { return f.Close() }):
+	// the literal releases it when called, the function does not (madeRelease).
+	makes map[int][][2]string
 	// hold is the lock the function returns holding by contract, read from another
 	// package's fact; a function of this package has its own ([pkgChecker.holdOf]).
-	hold *holdSummary
+	hold []*holdSummary
 }
 
 // keep says how a function keeps a parameter beyond the call.
@@ -132,7 +136,11 @@ func resolveFields(t types.Type, pkg *types.Package, path string) (string, bool)
 // acquisition (ipam.ExecAdd(plugin, conf)), the wrapper may take the acquisition's arguments
 // instead: ReleaseIPAllocation(conf, plugin).
 func (p *pkgChecker) wrapperReleases(a *acquisition, call *ast.CallExpr, fn *types.Func, isRel func(name, full string) bool) bool {
-	wi := p.wrapper(fn)
+	return p.releasesVia(a, call, fn, p.wrapper(fn), isRel)
+}
+
+// releasesVia is wrapperReleases by the summary wi of fn.
+func (p *pkgChecker) releasesVia(a *acquisition, call *ast.CallExpr, fn *types.Func, wi *wrapperInfo, isRel func(name, full string) bool) bool {
 	if wi == nil {
 		return false
 	}
@@ -208,12 +216,26 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 		p.wrappers[fn] = wi
 		return wi
 	}
+	names := wi.names
 	add := func(idx int, nf [2]string) {
-		if !slices.Contains(wi.names[idx], nf) {
-			wi.names[idx] = append(wi.names[idx], nf)
+		if !slices.Contains(names[idx], nf) {
+			names[idx] = append(names[idx], nf)
 		}
 	}
-	ast.Inspect(decl.Body, func(n ast.Node) bool {
+	returned := returnedLits(decl.Body)
+	wi.makes = p.returnedMethodReleases(decl, params)
+	var inspect func(n ast.Node) bool
+	inspect = func(n ast.Node) bool {
+		if lit, ok := n.(*ast.FuncLit); ok && returned[lit] {
+			// What a returned literal releases, its caller releases by calling it.
+			if wi.makes == nil {
+				wi.makes = map[int][][2]string{}
+			}
+			names = wi.makes
+			ast.Inspect(lit.Body, inspect)
+			names = wi.names
+			return false
+		}
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
 			return true
@@ -255,12 +277,67 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 			}
 		}
 		return true
-	})
+	}
+	ast.Inspect(decl.Body, inspect)
 	wi.fields = p.fieldReleases(decl, params)
 	wi.whenTrue = p.flagReleases(decl, params, wi.fields)
 	wi.keeps = p.keptParams(decl, params)
 	p.wrappers[fn] = wi
 	return wi
+}
+
+// returnedLits returns the function literals body returns, not inside another literal.
+func returnedLits(body *ast.BlockStmt) map[*ast.FuncLit]bool {
+	out := map[*ast.FuncLit]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			for _, r := range n.Results {
+				if lit, ok := ast.Unparen(r).(*ast.FuncLit); ok {
+					out[lit] = true
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// returnedMethodReleases returns, per parameter, the releases decl returns as method values
+// of it (return f.Close), not inside a literal: each releases f when it is called. Nil when
+// there are none.
+func (p *pkgChecker) returnedMethodReleases(decl *ast.FuncDecl, params map[types.Object]int) map[int][][2]string {
+	info := p.pass.TypesInfo
+	var out map[int][][2]string
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			for _, r := range n.Results {
+				sel, ok := ast.Unparen(r).(*ast.SelectorExpr)
+				if !ok || !isIdent(sel.X) {
+					continue
+				}
+				s := info.Selections[sel]
+				idx, isParam := params[rootObj(info, sel.X)]
+				if s == nil || s.Kind() != types.MethodVal || !isParam {
+					continue
+				}
+				fn := s.Obj().(*types.Func)
+				if nf := [2]string{fn.Name(), funcName(fn)}; p.isReleaseName(nf[0], nf[1]) {
+					if out == nil {
+						out = map[int][][2]string{}
+					}
+					out[idx] = append(out[idx], nf)
+				}
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // declParams maps the receiver (-1) and each parameter of decl to its index; an unnamed one

@@ -102,3 +102,27 @@ func repointInLiteral(path string) error {
 	out.Close()
 	return nil // want `return may skip f.Close \(Create at line 96\)`
 }
+
+// viaDeclared closes through an io.Closer declared with f as its value.
+func viaDeclared(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	var c io.Closer = f
+	defer c.Close()
+	_, err = f.Stat()
+	return err
+}
+
+// viaDeclaredOther declares an io.Closer of something else: closing it leaves f open.
+func viaDeclaredOther(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	var c io.Closer = os.Stdin
+	defer c.Close()
+	_, err = f.Stat()
+	return err // want `return may skip f.Close \(Create at line \d+\)`
+}

@@ -87,3 +87,59 @@ func forwardOther(addr string, other net.Conn) error {
 	remote.HandleConn(other)
 	return nil // want `return may skip outbound.Close \(Dial at line \d+\)`
 }
+
+// forwardStored stores the literal in a local and calls it itself: the connection it gets
+// back is still the function's.
+func forwardStored(addr string) (int, error) {
+	outbound, err := net.Dial("tcp", addr)
+	if err != nil {
+		return 0, err
+	}
+	get := func() net.Conn { return outbound }
+	c := get()
+	return c.Write(nil) // want `return may skip outbound.Close \(Dial at line \d+\)`
+}
+
+// forwardNamed returns the connection through the literal's named result.
+func forwardNamed(addr string, src net.Conn) {
+	outbound, err := net.Dial("tcp", addr)
+	if err != nil {
+		return
+	}
+	remote := dialProxy{
+		DialContext: func(context.Context, string, string) (c net.Conn, err error) {
+			c = outbound
+			return
+		},
+	}
+	remote.HandleConn(src)
+}
+
+// forwardCopy returns a copy of the connection from the literal.
+func forwardCopy(addr string, src net.Conn) {
+	outbound, err := net.Dial("tcp", addr)
+	if err != nil {
+		return
+	}
+	remote := dialProxy{
+		DialContext: func(context.Context, string, string) (net.Conn, error) {
+			c := outbound
+			return c, nil
+		},
+	}
+	remote.HandleConn(src)
+}
+
+// forwardInner returns what a literal it calls returns.
+func forwardInner(addr string, src net.Conn) {
+	outbound, err := net.Dial("tcp", addr)
+	if err != nil {
+		return
+	}
+	remote := dialProxy{
+		DialContext: func(context.Context, string, string) (net.Conn, error) {
+			return func() net.Conn { return outbound }(), nil
+		},
+	}
+	remote.HandleConn(src)
+}

@@ -194,3 +194,15 @@ func dialContext(ctx context.Context, addr string) (net.Conn, error) {
 	}
 	return conn, nil
 }
+
+// handshake closes the *tls.Conn it asserts the dialed conn to be: the same connection.
+func handshake(ctx context.Context, addr string) error {
+	d := &tls.Dialer{}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	tc := conn.(*tls.Conn)
+	defer tc.Close()
+	return tc.Handshake()
+}

@@ -94,3 +94,62 @@ func describe(path string, ns doer) error {
 	}
 	return f.Close()
 }
+
+// registryOf returns the fresh registry that keeps f: the caller takes f with it.
+func registryOf(path string) (*closers.Registry, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	r := &closers.Registry{}
+	r.Add(f)
+	return r, nil
+}
+
+// registryDropped keeps f in a fresh registry that dies with the function.
+func registryDropped(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	r := &closers.Registry{}
+	r.Add(f)
+	return nil // want `return may skip f.Close \(Create at line \d+\)`
+}
+
+type stats struct{ n int }
+
+// split returns fresh stats beside a sniffer that holds w.
+func split(w io.Writer) (*stats, *sniffer, error) {
+	return &stats{}, &sniffer{w: w}, nil
+}
+
+type statsHolder struct{ st *stats }
+
+// keepStats keeps the stats, which hold nothing of fd: the sniffer that does is dropped.
+func keepStats(path string) (*statsHolder, error) {
+	fd, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	st, _, err := split(fd)
+	if err != nil {
+		return nil, err // want `return may skip fd.Close \(Create at line \d+\)`
+	}
+	return &statsHolder{st: st}, nil // want `return may skip fd.Close \(Create at line \d+\)`
+}
+
+type snifferHolder struct{ s *sniffer }
+
+// keepSniffer keeps the sniffer, which holds fd.
+func keepSniffer(path string) (*snifferHolder, error) {
+	fd, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	_, s, err := split(fd)
+	if err != nil {
+		return nil, err // want `return may skip fd.Close \(Create at line \d+\)`
+	}
+	return &snifferHolder{s: s}, nil
+}

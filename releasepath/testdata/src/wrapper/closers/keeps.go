@@ -120,3 +120,36 @@ func (s *Stack) CountNIC(id int, ep io.Writer) {
 	n := newNIC(id, ep)
 	s.nics[id] = &nic{id: n.id}
 }
+
+// AddDirect stores the NIC it makes of ep at once.
+func (s *Stack) AddDirect(id int, ep io.Writer) { // want AddDirect:`releases\(\) stores\(0 1\)`
+	s.nics[id] = newNIC(id, ep)
+}
+
+func newNICErr(id int, ep io.Writer) (*nic, error) {
+	if ep == nil {
+		return nil, errors.New("no endpoint")
+	}
+	return &nic{id: id, ep: ep}, nil
+}
+
+// AddChecked stores the NIC a constructor with an error makes of ep.
+func (s *Stack) AddChecked(id int, ep io.Writer) error { // want AddChecked:`releases\(\) stores\(0 1\)`
+	n, err := newNICErr(id, ep)
+	if err != nil {
+		return err
+	}
+	s.nics[id] = n
+	return nil
+}
+
+type sniffer struct{ w io.Writer }
+
+func (s *sniffer) Write(b []byte) (int, error) { return s.w.Write(b) }
+
+func wrapSniffer(w io.Writer) io.Writer { return &sniffer{w: w} }
+
+// AddSniffed stores a NIC of a sniffer of ep.
+func (s *Stack) AddSniffed(id int, ep io.Writer) { // want AddSniffed:`releases\(\) stores\(0 1\)`
+	s.nics[id] = newNIC(id, wrapSniffer(ep))
+}
