@@ -44,12 +44,12 @@
 //     release that names its noun (id := p.AllocateID() by p.ReleaseID(id)) or the swapped
 //     verb on the same receiver with the same value (p.Release(id)).
 //   - samevalue: the same value or arguments are compared by types.Object (or as equal
-//     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is
-//     evidence for it: a function that holds a and releases only other reports nothing,
-//     since nothing says a must be released there (but see valuewitherror). Another field,
-//     constant element or key of the same variable is another value: n.b for n.a, s[1] for
-//     s[0], and a helper's release of l.state for rawlock.LockFile(l.fd) (a deferred
-//     l.state.Unlock() beside a file lock kept on purpose). A promoted field or method is its embedded field's: l.Lock() and
+//     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is evidence
+//     for it: a function that holds a and releases only other reports nothing, since nothing
+//     says a must be released there (but see valuewitherror). Another field, constant element
+//     or key of the same variable is another value: n.b for n.a, s[1] for s[0], and a helper's
+//     release of l.state for rawlock.LockFile(l.fd) (a deferred l.state.Unlock() beside a file
+//     lock kept on purpose). A promoted field or method is its embedded field's: l.Lock() and
 //     l.Mutex.Unlock() are one lock when l embeds sync.Mutex.
 //   - methodvalue: a method value of the release is evidence too, and releases when it is
 //     called: unlock := c.mu.Unlock; defer unlock(), also when it was taken before the
@@ -117,27 +117,27 @@
 //     in the body of if !acquired (if !acquired { acquired = sem.Acquire(ctx) == nil }:
 //     false still says nothing is held); anything more in that body (acquired = cond())
 //     guards nothing.
-//   - correlated: the edge of a test of a variable that the path has settled: a bool's
-//     value, or whether anything else but an error is nil (if c != nil, if c == nil). The
-//     search follows a parameter or local whose every change is a declaration or assignment
-//     on the path (never address-taken, also by a bool's pointer method, assigned in a
-//     function literal or a range variable): a constant or nil sets its value, a test takes
-//     the edge that an earlier test of it on the path took (the true edge of a && b settles
-//     both terms), anything else forgets it; past the states a block keeps, a path goes on
-//     without it. if doLock { mu.Lock() } … if doLock { mu.Unlock() } is one decision, and
-//     so is if c != nil { c.Lock() } … if c != nil { c.Unlock() } (nydus-snapshotter's
-//     optional cache), and didOpen = true after an open with if didOpen { f.Close() }. The
-//     tests around the acquisition settle a variable never assigned after its declaration.
-//     A comparison (==, !=, <, <=, >, >=) or a bool field of values the function changes
-//     only by declaring them is such a test too, a field by any of its names (s.locked,
-//     (*s).inner.locked): a local, parameter or receiver, or a field path of one, that the
-//     function never assigns, increments, takes the address of, calls a pointer method on
-//     or assigns in a literal, neither it nor what holds it (sub or sub.client for
-//     sub.client; sub.client.mu.Lock() changes neither), a constant or nil (if sub.client != nil && sub.client != c
-//     { sub.client.mu.Lock() } … the same if { sub.client.mu.Unlock() }, nats-server's
-//     route protocol; if s.mode == modeLocked; if s.locked). A declaration the path meets
-//     again (x := … in a loop, the next iteration of a range) forgets it. Calls between the
-//     tests are taken not to change the fields, as a reader takes them.
+//   - correlated: the edge of a test of a variable that the path has settled: a bool's value,
+//     or whether anything else but an error is nil (if c != nil, if c == nil). The search
+//     follows a parameter or local whose every change is a declaration or assignment on the
+//     path (never address-taken, also by a bool's pointer method, assigned in a function
+//     literal or a range variable): a constant or nil sets its value, a test takes the edge
+//     that an earlier test of it on the path took (the true edge of a && b settles both terms),
+//     anything else forgets it; past the states a block keeps, a path goes on without it. if
+//     doLock { mu.Lock() } … if doLock { mu.Unlock() } is one decision, and so is if c != nil {
+//     c.Lock() } … if c != nil { c.Unlock() } (nydus-snapshotter's optional cache), and didOpen
+//     = true after an open with if didOpen { f.Close() }. The tests around the acquisition
+//     settle a variable never assigned after its declaration. A comparison (==, !=, <, <=, >,
+//     >=) or a bool field of values the function changes only by declaring them is such a test
+//     too, a field by any of its names (s.locked, (*s).inner.locked): a local, parameter or
+//     receiver, or a field path of one, that the function never assigns, increments, takes the
+//     address of, calls a pointer method on or assigns in a literal, neither it nor what holds
+//     it (sub or sub.client for sub.client; sub.client.mu.Lock() changes neither), a constant
+//     or nil (if sub.client != nil && sub.client != c { sub.client.mu.Lock() } … the same if {
+//     sub.client.mu.Unlock() }, nats-server's route protocol; if s.mode == modeLocked; if
+//     s.locked). A declaration the path meets again (x := … in a loop, the next iteration of a
+//     range) forgets it. Calls between the tests are taken not to change the fields, as a
+//     reader takes them.
 //   - neverreturns: panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal.
 //   - callerexits: a return whose error is known non-nil, in a function whose every call
 //     ends the process on that error: if err := run(); err != nil { log.Fatal(err) }, err
@@ -230,34 +230,32 @@
 //     written: defer func(f *os.File) { f.Close() }(x), and the receiver's lock through a
 //     parameter passed its root: defer func(fs *T) { fs.mu.Unlock() }(fs). A parameter the
 //     literal assigns releases another value.
-//   - wrapper: a function of the same package that releases its argument or receiver:
-//     defer closeQuietly(f). One that returns a literal or a method value releasing it
-//     (closeLater(f) returning func() error { return f.Close() }, or f.Close) releases
-//     nothing itself: calling what it returns does (defer closeLater(f)(), c :=
-//     closeLater(f); defer c()), and a path that never calls it skips the release (another
-//     package's such helper has no summary of it). A release on a field of the parameter made with a local of the
-//     helper is the helper's own, no release of the parameter: c.replies.Delete(reply) in a
-//     request helper deletes the reply it made. A function of another package counts by
-//     the summary its package exports as a fact, which is stricter: the releases it makes,
-//     on a parameter, its receiver or a field path of one, before every return (in the
-//     return itself, deferred, in a closure it defers, or in a goroutine it starts, which
-//     takes the obligation; never in a switch case or on the right of && or ||, and not
-//     at all in a function with a goto), and does not take back, so defer
-//     util.CloseQuietly(f), t.UnlockAndNotify() for t.Mu.Lock() and locks.Unlock(&b.mu)
-//     release. A release method called with arguments ends what they name (p.Release(id)),
-//     not its receiver, but for a Commit or a Rollback given a context and plain values
-//     only: content.CommitOnly(ctx, w) ends w when it returns w.Commit(ctx, size, dgst). A
-//     helper that closes on failure and commits on success ends it by neither alone, and
-//     has no summary. A helper that
-//     only reads f (util.Stat(f)), closes it under a condition or after an early return,
-//     closes a parameter it assigned, unlocks a value receiver's own copy of a mutex, or
-//     locks and unlocks t.Mu itself releases nothing of the caller's; a nil guard (if c ==
-//     nil { return }) is no condition, since the caller's value is not nil. A summary reads
-//     direct calls: a method value it calls (unlock := mu.Unlock; unlock()) is not read. A
-//     helper taken as a method value in the caller releases when the caller calls it
-//     (release := t.UnlockAndNotify; release()), as the release's own method value does.
-//     The summaries reach the analyzer wherever facts do: go vet, golangci-lint and the
-//     command compute them for every package they load.
+//   - wrapper: a function of the same package that releases its argument or receiver: defer
+//     closeQuietly(f). One that returns a literal or a method value releasing it (closeLater(f)
+//     returning func() error { return f.Close() }, or f.Close) releases nothing itself: calling
+//     what it returns does (defer closeLater(f)(), c := closeLater(f); defer c()), and a path
+//     that never calls it skips the release (another package's such helper has no summary of
+//     it). A release on a field of the parameter made with a local of the helper is the
+//     helper's own, no release of the parameter: c.replies.Delete(reply) in a request helper
+//     deletes the reply it made. A function of another package counts by the summary its
+//     package exports as a fact, which is stricter: the releases it makes, on a parameter, its
+//     receiver or a field path of one, before every return (in the return itself, deferred, in
+//     a closure it defers, or in a goroutine it starts, which takes the obligation; never in a
+//     switch case or on the right of && or ||, and not at all in a function with a goto), and
+//     does not take back, so defer util.CloseQuietly(f), t.UnlockAndNotify() for t.Mu.Lock()
+//     and locks.Unlock(&b.mu) release. A release method called with arguments ends what they
+//     name (p.Release(id)), not its receiver, but for a Commit or a Rollback given a context
+//     and plain values only: content.CommitOnly(ctx, w) ends w when it returns w.Commit(ctx,
+//     size, dgst). A helper that closes on failure and commits on success ends it by neither
+//     alone, and has no summary. A helper that only reads f (util.Stat(f)), closes it under a
+//     condition or after an early return, closes a parameter it assigned, unlocks a value
+//     receiver's own copy of a mutex, or locks and unlocks t.Mu itself releases nothing of the
+//     caller's; a nil guard (if c == nil { return }) is no condition, since the caller's value
+//     is not nil. A summary reads direct calls: a method value it calls (unlock := mu.Unlock;
+//     unlock()) is not read. A helper taken as a method value in the caller releases when the
+//     caller calls it (release := t.UnlockAndNotify; release()), as the release's own method
+//     value does. The summaries reach the analyzer wherever facts do: go vet, golangci-lint and
+//     the command compute them for every package they load.
 //   - receiverfield: a function of the same package that releases a field path of its
 //     receiver or of an argument releases that lock of what the call passes it:
 //     t.unlockAndNotify() for t.mu.Lock() when unlockAndNotify calls t.mu.Unlock() ("must be
@@ -326,55 +324,53 @@
 //     each path, as containers/storage's startReading reassigns it lock by lock. A call of
 //     it only in a loop of the closure releases nothing, nor does a variable whose address
 //     is taken (clear(&unlockFn)) or that a literal assigns.
-//   - aliasrelease: the release called on a local the path made hold the value releases
-//     it: output.Close() after output = f, for output := os.Stdout declared before f :=
-//     os.Create(p), also through an interface's method of the release's name (var c
-//     io.Closer; c = f; c.Close(), or var c io.Closer = f), through a type assertion (tc :=
-//     conn.(*tls.Conn); defer tc.Close()), deferred (defer output.Close()), or in a closure deferred
-//     before that reads it when it runs (defer func() { output.Close() }()). A local pointed
-//     at something else again (output = os.Stderr) releases nothing of it, and one whose
-//     address is taken or that a literal assigns releases nothing.
-//   - handoff: returning the value, a closure that releases it or the release as a method
-//     value (return l.Unlock, nil), assigning it straight to a variable the function did
-//     not declare (a package variable, or in a literal the enclosing function's: conn, err
-//     = d.DialContext(…) inside ns.Do(func(…) error {…})), storing it in a field, map,
-//     slice or channel (a send that is a select's case only on the path into that case),
-//     capturing it in a go statement, returning it from a function literal's own return
-//     (a factory of the resource, whose caller takes it: tcpproxy.DialProxy{DialContext:
-//     func(…) (net.Conn, error) { return outbound, nil }}, also through a local copy, a
-//     named result or a literal it calls; the literal hands it on where it is written, so
-//     a return before the factory goes anywhere is not reported; not a literal called
-//     where it is written, nor one stored in a local, which holds the value as an alias
-//     does: get := func() net.Conn { return conn }; c := get()), starting a goroutine whose literal releases it
-//     whenever it runs (go func() { defer s.sem.Release(); … }(), the permit of the batch
-//     it runs, or a release before each of its returns; not one under a condition, in one
-//     case of a switch, after an early return, or in a literal it never calls), passing a
-//     closure or method value that releases it (t.Cleanup(f.Close), s.Defer("address/x",
-//     l.Release)), or passing the acquisition's result straight to another call
-//     (register(p.reserve(n))). So does passing it to a function with no summary: a
-//     function value or an interface method not called on the value itself (h(f),
-//     s.Take(f)), since nothing says it does not keep it (the broader tier reports these).
-//     Passing it to a function that keeps it beyond the call hands it on too: one that
-//     hands the parameter to a goroutine (pprof.StartCPUProfile(f), whose writer goroutine
-//     writes f), sends it or stores it in a package variable, or passes it to a function
-//     that does, read from its summary (a fact, for another package's), also through a
+//   - aliasrelease: the release called on a local the path made hold the value releases it:
+//     output.Close() after output = f, for output := os.Stdout declared before f :=
+//     os.Create(p), also through an interface's method of the release's name (var c io.Closer;
+//     c = f; c.Close(), or var c io.Closer = f), through a type assertion (tc :=
+//     conn.(*tls.Conn); defer tc.Close()), deferred (defer output.Close()), or in a closure
+//     deferred before that reads it when it runs (defer func() { output.Close() }()). A local
+//     pointed at something else again (output = os.Stderr) releases nothing of it, and one
+//     whose address is taken or that a literal assigns releases nothing.
+//   - handoff: returning the value, a closure that releases it or the release as a method value
+//     (return l.Unlock, nil), assigning it straight to a variable the function did not declare
+//     (a package variable, or in a literal the enclosing function's: conn, err =
+//     d.DialContext(…) inside ns.Do(func(…) error {…})), storing it in a field, map, slice or
+//     channel (a send that is a select's case only on the path into that case), capturing it in
+//     a go statement, returning it from a function literal's own return (a factory of the
+//     resource, whose caller takes it: tcpproxy.DialProxy{DialContext: func(…) (net.Conn,
+//     error) { return outbound, nil }}, also through a local copy, a named result or a literal
+//     it calls; the literal hands it on where it is written, so a return before the factory
+//     goes anywhere is not reported; not a literal called where it is written, nor one stored
+//     in a local, which holds the value as an alias does: get := func() net.Conn { return conn
+//     }; c := get()), starting a goroutine whose literal releases it whenever it runs (go
+//     func() { defer s.sem.Release(); … }(), the permit of the batch it runs, or a release
+//     before each of its returns; not one under a condition, in one case of a switch, after an
+//     early return, or in a literal it never calls), passing a closure or method value that
+//     releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or passing the
+//     acquisition's result straight to another call (register(p.reserve(n))). So does passing
+//     it to a function with no summary: a function value or an interface method not called on
+//     the value itself (h(f), s.Take(f)), since nothing says it does not keep it (the broader
+//     tier reports these). Passing it to a function that keeps it beyond the call hands it on
+//     too: one that hands the parameter to a goroutine (pprof.StartCPUProfile(f), whose writer
+//     goroutine writes f), sends it or stores it in a package variable, or passes it to a
+//     function that does, read from its summary (a fact, for another package's), also through a
 //     local copy (g := f) or as an element of a variadic parameter it ranges over. A method
 //     that stores it in a field of its receiver (r.add(f) appending to r.files, not a value
-//     receiver's own copy; also wrapped in the result of a function of its package,
-//     directly, through a local, one of several results, or another such call: n :=
-//     newNIC(id, ep); s.nics[id] = n, as gvisor's stack keeps an endpoint, or s.nics[id] =
-//     newNIC(id, wrapSniffer(ep))) hands it on when that receiver outlives the function,
-//     not when the receiver is a fresh local of the function (r := &registry{}; r.add(f)),
-//     which then holds it as an alias does (return r hands it on), nor
-//     through a constructor that stores it in a fresh value of its own (bufio.NewReader(f)
-//     leaves f the function's to close). Storing a field of it (lastName = f.Name()) keeps
-//     nothing of it; a keep under a condition still counts. A lock goes with the variable a
-//     field of which it is (cr for cr.mu.Lock(), a local or a parameter, not the method's
-//     receiver): putting that holder into a composite literal or an appended element
-//     (toDelete = append(toDelete, &deleteRecord{cacheRecord: cr}), buildkit's prune
-//     leaving the records it deletes locked), storing it anywhere but in a local, or
-//     sending it hands the lock on. When the receiver is what the acquisition holds (a
-//     scoped acquisition, not a lock, that takes nothing and returns nothing but an error,
+//     receiver's own copy; also wrapped in the result of a function of its package, directly,
+//     through a local, one of several results, or another such call: n := newNIC(id, ep);
+//     s.nics[id] = n, as gvisor's stack keeps an endpoint, or s.nics[id] = newNIC(id,
+//     wrapSniffer(ep))) hands it on when that receiver outlives the function, not when the
+//     receiver is a fresh local of the function (r := &registry{}; r.add(f)), which then holds
+//     it as an alias does (return r hands it on), nor through a constructor that stores it in a
+//     fresh value of its own (bufio.NewReader(f) leaves f the function's to close). Storing a
+//     field of it (lastName = f.Name()) keeps nothing of it; a keep under a condition still
+//     counts. A lock goes with the variable a field of which it is (cr for cr.mu.Lock(), a
+//     local or a parameter, not the method's receiver): putting that holder into a composite
+//     literal or an appended element (toDelete = append(toDelete, &deleteRecord{cacheRecord:
+//     cr}), buildkit's prune leaving the records it deletes locked), storing it anywhere but in
+//     a local, or sending it hands the lock on. When the receiver is what the acquisition holds
+//     (a scoped acquisition, not a lock, that takes nothing and returns nothing but an error,
 //     b.policy.acquireRef()), storing or returning the receiver hands the hold on:
 //     &picker{policy: b.policy}.
 //   - receiverowned: in a method's own body (a function literal in it is a function of its
@@ -391,19 +387,19 @@
 //     finding.
 //   - compositehandoff: passing it inside a composite literal (s.push(entry{lease: l})), or
 //     to a Serve-like method (srv.Serve(ln)).
-//   - resultholds: returning (or storing) the result of a function of the package whose
-//     result holds the value it is passed, or its receiver: return c.wrap(data), nil for a
-//     wrap that stores c in the rows it returns (r.c = c; return r), as pgx's pool hands a
-//     connection to the rows that release it; also through another such call (return
-//     rowsOf(c, data)) or a composite literal (return rows{c: c}), or a local that holds
-//     the result, one of several too (s, err := newSniffer(fd); … return &network{s: s}, a
-//     result that is neither an error nor of a basic type, by its position: st, _, err :=
-//     split(fd) holds only what split's first result holds; one of several results of
-//     another package's call is not read, since no summary says which keeps what). A result that holds only
-//     what the value holds (return c.dataOnly()), or that a function of the package passed
-//     the value makes of something else (return freshPlain(c)), keeps nothing of it; the
-//     result of another package's function passed it (newConn(c)) is taken to hold it, since
-//     no summary says otherwise. A store counts though it is undone later (r.c = nil).
+//   - resultholds: returning (or storing) the result of a function of the package whose result
+//     holds the value it is passed, or its receiver: return c.wrap(data), nil for a wrap that
+//     stores c in the rows it returns (r.c = c; return r), as pgx's pool hands a connection to
+//     the rows that release it; also through another such call (return rowsOf(c, data)) or a
+//     composite literal (return rows{c: c}), or a local that holds the result, one of several
+//     too (s, err := newSniffer(fd); … return &network{s: s}, a result that is neither an error
+//     nor of a basic type, by its position: st, _, err := split(fd) holds only what split's
+//     first result holds; one of several results of another package's call is not read, since
+//     no summary says which keeps what). A result that holds only what the value holds (return
+//     c.dataOnly()), or that a function of the package passed the value makes of something else
+//     (return freshPlain(c)), keeps nothing of it; the result of another package's function
+//     passed it (newConn(c)) is taken to hold it, since no summary says otherwise. A store
+//     counts though it is undone later (r.c = nil).
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
 //     value is the resource for these rules, a string as much as a pointer.
 //   - errorevidence: a rollback, or a pair undone on error returns, is reported only at a
