@@ -82,6 +82,9 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 			if len(a.releases) == 0 && a.pair == nil && a.relText == "" {
 				text, ok := a.releaseMethod(info)
 				if !ok {
+					if c := p.collecting; c != nil && isLock(a) {
+						c.other = true // a lock it never releases: no contract to summarize
+					}
 					continue // a verb without evidence: no release of it anywhere in the function
 				}
 				a.valueErrOnly, a.relText = true, text

@@ -231,8 +231,8 @@ func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
 	if w.rels[d.Call] || w.aliasRelease(d.Call, st) {
 		return true // defer f.Close(), defer output.Close() after output = f
 	}
-	if maker, ok := ast.Unparen(d.Call.Fun).(*ast.CallExpr); ok && w.p.madeRelease(w.a, maker) {
-		return true // defer closeLater(f)()
+	if maker, ok := ast.Unparen(d.Call.Fun).(*ast.CallExpr); ok && (w.rels[maker] || w.p.madeRelease(w.a, maker)) {
+		return true // defer closeLater(f)(); defer closeNow(f)(), whose call runs at the defer
 	}
 	if id, ok := ast.Unparen(d.Call.Fun).(*ast.Ident); ok {
 		if o := w.p.pass.TypesInfo.Uses[id]; o != nil && st.clos[o] {

@@ -64,28 +64,29 @@
 //     the lock, releases nothing but is evidence: c.mu.RLock(); v := c.m[k]; c.mu.Unlock();
 //     return v skips c.mu.RUnlock. A read lock whose type has no RUnlock is released by its
 //     Unlock (the lockfile of containers/storage).
-//   - holdcallers: a call of a function that returns holding a lock of its receiver or of
-//     a parameter by contract (see holdsonsuccess: a try-lock, a lookup that returns its
-//     entry locked, a beginUpdate) takes that lock in the caller's terms: t.lookup(k) holds
-//     t.mu where its result says success (an entry, true, a nil error), and lockTable(x)
-//     holds x.mu. The caller releases it, on the evidence that it does on some path
-//     (t.mu.Unlock(), or a helper that unlocks t.mu, such as another package's s.Done()),
-//     and that lock only: x.other.Unlock() releases nothing of it. The locks are the ones
-//     the function releases where it says failure, each held by the caller on its own
-//     evidence: r.startWriting() holds r.lockfile and r.inProcessLock, both ended by
-//     r.stopWriting() (a return that skips it is one finding, not one per lock); a function
-//     that leaks anything otherwise has no summary. A function whose body is one return of
-//     such a call on its receiver or a parameter holds the same locks (startWriting's return
-//     r.startWritingWithReload(true)). An exported function's summary reaches other
-//     packages as a fact: a caller of store.Lookup(k) holds the store's unexported lock,
-//     which it releases through the store's Done. Returning the result on (return
-//     t.lookup(k)) or storing the holder (pending = append(pending, x)) hands it on. Not
-//     yet summarized: a lock of a generic type or an embedded mutex (t.Lock()); nor is the
-//     other mode's release evidence here (t.mu.Unlock() after t.rlookup(k)). A method's
-//     call of a method of its own receiver of the package that returns nothing but an error
-//     (r.startWriting() inside another method of r) manages the receiver's state and is not
-//     checked, for a lock as for any acquisition. No fix is offered: where the lock goes is
-//     the callee's contract.
+//   - holdcallers: a call of a function that returns holding a lock of its receiver or of a
+//     parameter by contract (see holdsonsuccess: a try-lock, a lookup that returns its entry
+//     locked, a beginUpdate) takes that lock in the caller's terms: t.lookup(k) holds t.mu
+//     where its result says success (an entry, true, a nil error), and lockTable(x) holds x.mu.
+//     The caller releases it, on the evidence that it does on some path (t.mu.Unlock(), or a
+//     helper that unlocks t.mu, such as another package's s.Done()), and that lock only:
+//     x.other.Unlock() releases nothing of it. The locks are the ones the function releases
+//     where it says failure, each held by the caller on its own evidence: r.startWriting()
+//     holds r.lockfile and r.inProcessLock, both ended by r.stopWriting() (a return that skips
+//     it is one finding, not one per lock); a function that leaks anything otherwise, or takes
+//     a lock it never releases, has no summary. A function whose body is one return of such a
+//     call on its receiver or a parameter holds the same locks (startWriting's return
+//     r.startWritingWithReload(true)). An exported function's summary reaches other packages as
+//     a fact: a caller of store.Lookup(k) holds the store's unexported lock, which it releases
+//     through the store's Done. Returning the result on (return t.lookup(k)) or storing the
+//     holder (pending = append(pending, x)) hands it on. A lock of a generic type's field is
+//     summarized as any other. Not yet summarized: an embedded mutex (t.Lock()); nor is the
+//     other mode's release evidence here (t.mu.Unlock() after t.rlookup(k)), nor is a call of a
+//     promoted method checked (w.startWriting() through an embedded *layers;
+//     w.layers.startWriting() is). A method's call of a method of its own receiver of the
+//     package that returns nothing but an error (r.startWriting() inside another method of r)
+//     manages the receiver's state and is not checked, for a lock as for any acquisition. No
+//     fix is offered: where the lock goes is the callee's contract.
 //   - the default table: ipam.ExecAdd and invoke.DelegateAdd (CNI), netlink.LinkAdd, etcd
 //     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp
 //     (and ioutil.TempFile), net.Listen, net.Dial, net.DialTimeout and a net.Dialer's Dial
@@ -233,29 +234,33 @@
 //   - wrapper: a function of the same package that releases its argument or receiver: defer
 //     closeQuietly(f). One that returns a literal or a method value releasing it (closeLater(f)
 //     returning func() error { return f.Close() }, or f.Close) releases nothing itself: calling
-//     what it returns does (defer closeLater(f)(), c := closeLater(f); defer c()), and a path
-//     that never calls it skips the release (another package's such helper has no summary of
-//     it). A release on a field of the parameter made with a local of the helper is the
-//     helper's own, no release of the parameter: c.replies.Delete(reply) in a request helper
-//     deletes the reply it made. A function of another package counts by the summary its
-//     package exports as a fact, which is stricter: the releases it makes, on a parameter, its
-//     receiver or a field path of one, before every return (in the return itself, deferred, in
-//     a closure it defers, or in a goroutine it starts, which takes the obligation; never in a
-//     switch case or on the right of && or ||, and not at all in a function with a goto), and
-//     does not take back, so defer util.CloseQuietly(f), t.UnlockAndNotify() for t.Mu.Lock()
-//     and locks.Unlock(&b.mu) release. A release method called with arguments ends what they
-//     name (p.Release(id)), not its receiver, but for a Commit or a Rollback given a context
-//     and plain values only: content.CommitOnly(ctx, w) ends w when it returns w.Commit(ctx,
-//     size, dgst). A helper that closes on failure and commits on success ends it by neither
-//     alone, and has no summary. A helper that only reads f (util.Stat(f)), closes it under a
-//     condition or after an early return, closes a parameter it assigned, unlocks a value
-//     receiver's own copy of a mutex, or locks and unlocks t.Mu itself releases nothing of the
-//     caller's; a nil guard (if c == nil { return }) is no condition, since the caller's value
-//     is not nil. A summary reads direct calls: a method value it calls (unlock := mu.Unlock;
-//     unlock()) is not read. A helper taken as a method value in the caller releases when the
-//     caller calls it (release := t.UnlockAndNotify; release()), as the release's own method
-//     value does. The summaries reach the analyzer wherever facts do: go vet, golangci-lint and
-//     the command compute them for every package they load.
+//     what it returns does (defer closeLater(f)(), c := closeLater(f); defer c()), when every
+//     return of the helper makes one that releases under no condition (not a closerIf that
+//     returns func() error { return nil } where quiet), and a path that never calls it skips
+//     the release (another package's such helper has no summary of it). What it returns stored
+//     or returned hands the release on (return &job{done: closeLater(f)}, nil). A release on a
+//     field of the parameter made with a local of the helper is the helper's own, no release of
+//     the parameter: c.replies.Delete(reply) in a request helper deletes the reply it made. A
+//     function of another package counts by the summary its package exports as a fact, which is
+//     stricter: the releases it makes, on a parameter, its receiver or a field path of one,
+//     before every return (in the return itself, deferred, in a closure it defers, or in a
+//     goroutine it starts, which takes the obligation; never in a switch case or on the right
+//     of && or ||, and not at all in a function with a goto), and does not take back, so defer
+//     util.CloseQuietly(f), t.UnlockAndNotify() for t.Mu.Lock() and locks.Unlock(&b.mu)
+//     release. In a summary, a release method called with arguments ends what they name
+//     (p.Release(id)), not its receiver (and across packages that release of an argument is not
+//     carried: lib.Put(p, c) calling p.Release(c) has no fact), but for a Commit or a Rollback
+//     given a context and plain values only: content.CommitOnly(ctx, w) ends w when it returns
+//     w.Commit(ctx, size, dgst). A helper that closes on failure and commits on success ends it
+//     by neither alone, and has no summary. A helper that only reads f (util.Stat(f)), closes
+//     it under a condition or after an early return, closes a parameter it assigned, unlocks a
+//     value receiver's own copy of a mutex, or locks and unlocks t.Mu itself releases nothing
+//     of the caller's; a nil guard (if c == nil { return }) is no condition, since the caller's
+//     value is not nil. A summary reads direct calls: a method value it calls (unlock :=
+//     mu.Unlock; unlock()) is not read. A helper taken as a method value in the caller releases
+//     when the caller calls it (release := t.UnlockAndNotify; release()), as the release's own
+//     method value does. The summaries reach the analyzer wherever facts do: go vet,
+//     golangci-lint and the command compute them for every package they load.
 //   - receiverfield: a function of the same package that releases a field path of its
 //     receiver or of an argument releases that lock of what the call passes it:
 //     t.unlockAndNotify() for t.mu.Lock() when unlockAndNotify calls t.mu.Unlock() ("must be
@@ -328,10 +333,12 @@
 //     output.Close() after output = f, for output := os.Stdout declared before f :=
 //     os.Create(p), also through an interface's method of the release's name (var c io.Closer;
 //     c = f; c.Close(), or var c io.Closer = f), through a type assertion (tc :=
-//     conn.(*tls.Conn); defer tc.Close()), deferred (defer output.Close()), or in a closure
-//     deferred before that reads it when it runs (defer func() { output.Close() }()). A local
-//     pointed at something else again (output = os.Stderr) releases nothing of it, and one
-//     whose address is taken or that a literal assigns releases nothing.
+//     conn.(*tls.Conn); defer tc.Close(), or tc, ok := conn.(*tls.Conn)) or a type switch's
+//     variable (switch c := conn.(type) { case *net.TCPConn: defer c.Close() }), deferred
+//     (defer output.Close()), or in a closure deferred before that reads it when it runs (defer
+//     func() { output.Close() }()). A local pointed at something else again (output =
+//     os.Stderr) releases nothing of it, and one whose address is taken or that a literal
+//     assigns releases nothing.
 //   - handoff: returning the value, a closure that releases it or the release as a method value
 //     (return l.Unlock, nil), assigning it straight to a variable the function did not declare
 //     (a package variable, or in a literal the enclosing function's: conn, err =

@@ -58,6 +58,10 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 				found = true // func() net.Conn { return outbound }()
 				return
 			}
+			if w.p.madeRelease(w.a, x) {
+				found = true // &job{cleanup: closeLater(f)}: the release it makes goes with it
+				return
+			}
 			// A constructor or conversion that wraps the value (newConn(c), append(s, v)),
 			// but not a method of the value itself (f.Name()), nor a call whose result
 			// cannot hold it (err = fsync(f) returns an error, not f).
@@ -324,12 +328,17 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 			r = rhs[i]
 		} else if w.tupleHolder(i, l, rhs, st) || w.tupleMaker(l, rhs) {
 			r = rhs[0] // s, err := newSniffer(fd): s holds what the call's result holds
+		} else if len(rhs) == 1 && i == 0 && isTypeAssert(rhs[0]) {
+			r = rhs[0] // tc, ok := conn.(*tls.Conn): tc is conn
 		}
 		l = ast.Unparen(l)
 		id, isIdent := l.(*ast.Ident)
 		var o types.Object
 		if isIdent {
 			o = info.ObjectOf(id)
+			if o == nil && id.Name != "_" {
+				continue // switch c := conn.(type): each clause's c is conn, declared there
+			}
 		}
 		if o != nil {
 			if o == w.a.errObj {
@@ -417,6 +426,11 @@ func (w *walker) tupleHolder(i int, l ast.Expr, rhs []ast.Expr, st *state) bool 
 		return false
 	}
 	return slices.ContainsFunc(w.p.heldArgsAt(call, i), func(e ast.Expr) bool { return w.holds(e, st) })
+}
+
+func isTypeAssert(e ast.Expr) bool {
+	_, ok := ast.Unparen(e).(*ast.TypeAssertExpr)
+	return ok
 }
 
 // tupleMaker reports whether l, of a function type, is assigned a result of the single call

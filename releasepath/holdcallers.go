@@ -151,7 +151,9 @@ func mayHold(info *types.Info, fd *ast.FuncDecl) bool {
 // found for one acquisition: a lock of the receiver or a parameter that every leak returns
 // holding by contract (held: the leaks holdsOnSuccess dropped, none left), or a leak.
 func (w *walker) collectHold(c *holdCollector, before, after int) {
-	if after > 0 {
+	if after > 0 || isLock(w.a) && w.a.valueErrOnly {
+		// A leak, or a lock the function never releases: no release of it anywhere says
+		// what its callers must do.
 		c.other = true
 		return
 	}

@@ -81,10 +81,12 @@ var defaultPairs = []pair{
 	{"os.CreateTemp", []string{"os.File.Close"}, scoped, "default"},
 	{"io/ioutil.TempFile", []string{"os.File.Close"}, scoped, "default"},
 	{"net.Listen", []string{"net.Listener.Close"}, scoped, "default"},
-	{"net.Dial", []string{"net.Conn.Close"}, scoped, "default"},
-	{"net.DialTimeout", []string{"net.Conn.Close"}, scoped, "default"},
-	{"net.Dialer.Dial", []string{"net.Conn.Close"}, scoped, "default"},
-	{"net.Dialer.DialContext", []string{"net.Conn.Close"}, scoped, "default"},
+	// A dialed conn is closed as the net.Conn it is, or as the *net.TCPConn (or UnixConn,
+	// UDPConn) it is asserted to be, whose Close is its embedded net.conn's.
+	{"net.Dial", []string{"net.Conn.Close", "net.conn.Close"}, scoped, "default"},
+	{"net.DialTimeout", []string{"net.Conn.Close", "net.conn.Close"}, scoped, "default"},
+	{"net.Dialer.Dial", []string{"net.Conn.Close", "net.conn.Close"}, scoped, "default"},
+	{"net.Dialer.DialContext", []string{"net.Conn.Close", "net.conn.Close"}, scoped, "default"},
 	// A TLS connection is closed as a *tls.Conn or as the net.Conn it is kept in.
 	{"crypto/tls.Dial", []string{"crypto/tls.Conn.Close", "net.Conn.Close"}, scoped, "default"},
 	{"crypto/tls.DialWithDialer", []string{"crypto/tls.Conn.Close", "net.Conn.Close"}, scoped, "default"},

@@ -107,6 +107,8 @@ type walker struct {
 	comms map[*ast.SendStmt]bool
 	// litResults are the results of each literal's own returns (litReturnsValue).
 	litResults map[*ast.FuncLit][]ast.Expr
+	// typeSwitches maps the guard of each type switch of the body to it (typeSwitchOf).
+	typeSwitches map[*ast.AssignStmt]*ast.TypeSwitchStmt
 	// holders are the lock's holder and its copies (lockHolders), once holdersDone.
 	holders     map[types.Object]bool
 	holdersDone bool
@@ -371,7 +373,9 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 		}
 		return w.send(s, st)
 	case *ast.AssignStmt:
-		if s != w.a.node {
+		if ts := w.typeSwitchOf(s); ts != nil {
+			w.typeSwitchAliases(ts, st)
+		} else if s != w.a.node {
 			if v := w.assign(s.Lhs, s.Rhs, st); v != goOn {
 				return v
 			}
@@ -413,6 +417,36 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 		return verdict == goOn
 	})
 	return verdict
+}
+
+// typeSwitchOf returns the type switch whose guard s is (switch c := conn.(type)), or nil.
+func (w *walker) typeSwitchOf(s *ast.AssignStmt) *ast.TypeSwitchStmt {
+	if w.typeSwitches == nil {
+		w.typeSwitches = map[*ast.AssignStmt]*ast.TypeSwitchStmt{}
+		ast.Inspect(w.body, func(n ast.Node) bool {
+			if ts, ok := n.(*ast.TypeSwitchStmt); ok {
+				if as, ok := ts.Assign.(*ast.AssignStmt); ok {
+					w.typeSwitches[as] = ts
+				}
+			}
+			return true
+		})
+	}
+	return w.typeSwitches[s]
+}
+
+// typeSwitchAliases makes each clause's variable of ts an alias when the switch is on the
+// value: in switch c := conn.(type) { case *tls.Conn: defer c.Close() }, c is conn.
+func (w *walker) typeSwitchAliases(ts *ast.TypeSwitchStmt, st *state) {
+	as := ts.Assign.(*ast.AssignStmt)
+	if len(as.Rhs) != 1 || !w.holds(as.Rhs[0], st) {
+		return
+	}
+	for _, c := range ts.Body.List {
+		if o := w.p.pass.TypesInfo.Implicits[c]; o != nil {
+			st.aliases[o] = true
+		}
+	}
 }
 
 // storedLit returns the function literal n, an assignment or a var spec, stores in a local

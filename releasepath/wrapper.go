@@ -232,7 +232,7 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 				wi.makes = map[int][][2]string{}
 			}
 			names = wi.makes
-			ast.Inspect(lit.Body, inspect)
+			ast.Inspect(lit.Body, skipConditional(inspect))
 			names = wi.names
 			return false
 		}
@@ -279,11 +279,65 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 		return true
 	}
 	ast.Inspect(decl.Body, inspect)
+	if !p.everyReturnMakes(decl.Body) {
+		wi.makes = nil // if quiet { return func() error { return nil } }: it may make none
+	}
 	wi.fields = p.fieldReleases(decl, params)
 	wi.whenTrue = p.flagReleases(decl, params, wi.fields)
 	wi.keeps = p.keptParams(decl, params)
 	p.wrappers[fn] = wi
 	return wi
+}
+
+// skipConditional wraps an inspector so that it skips what runs under a condition, in a loop or
+// in a literal of its own: a release there is no release the literal makes.
+func skipConditional(inspect func(ast.Node) bool) func(ast.Node) bool {
+	return func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.IfStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt, *ast.ForStmt, *ast.RangeStmt, *ast.FuncLit:
+			return false
+		}
+		return inspect(n)
+	}
+}
+
+// everyReturnMakes reports whether each return of body, not inside a literal, returns a
+// method value or a function literal that calls a release under no condition: only then is
+// a release made on every path (not by a closerIf that returns func() error { return nil }
+// where quiet).
+func (p *pkgChecker) everyReturnMakes(body *ast.BlockStmt) bool {
+	info := p.pass.TypesInfo
+	releases := func(lit *ast.FuncLit) bool {
+		found := false
+		ast.Inspect(lit.Body, skipConditional(func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if fn, ok := typeInfoCallee(info, call); ok && p.isReleaseName(fn.Name(), funcName(fn)) {
+					found = true
+				}
+			}
+			return !found
+		}))
+		return found
+	}
+	every := true
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			every = every && slices.ContainsFunc(n.Results, func(r ast.Expr) bool {
+				switch r := ast.Unparen(r).(type) {
+				case *ast.FuncLit:
+					return releases(r)
+				case *ast.SelectorExpr:
+					return true
+				}
+				return false
+			})
+		}
+		return every
+	})
+	return every
 }
 
 // returnedLits returns the function literals body returns, not inside another literal.

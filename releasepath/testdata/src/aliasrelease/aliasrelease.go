@@ -3,9 +3,13 @@
 package aliasrelease
 
 import (
+	"errors"
 	"io"
+	"net"
 	"os"
 )
+
+var errNotTCP = errors.New("not TCP")
 
 // write sends to stdout, or to a file it creates and closes through output.
 func write(path string, b []byte) (int, error) {
@@ -18,7 +22,7 @@ func write(path string, b []byte) (int, error) {
 		output = f
 	}
 	if _, err := output.Write(b); err != nil {
-		return 1, err // want `return may skip f.Close \(Create at line 14\)`
+		return 1, err // want `return may skip f.Close \(Create at line 18\)`
 	}
 	output.Close()
 	return 0, nil
@@ -36,7 +40,7 @@ func reassigned(path string, b []byte) error {
 		output = os.Stderr
 	}
 	output.Close()
-	return nil // want `return may skip f.Close \(Create at line 30\)`
+	return nil // want `return may skip f.Close \(Create at line 34\)`
 }
 
 // viaInterface closes through an io.Closer that holds f: the interface's Close is f's.
@@ -60,7 +64,7 @@ func otherMethod(path string) error {
 	}
 	output = f
 	output.Sync()
-	return nil // want `return may skip f.Close \(Create at line 57\)`
+	return nil // want `return may skip f.Close \(Create at line 61\)`
 }
 
 // deferClosure defers a closure before the open that closes output when it runs: output
@@ -100,7 +104,7 @@ func repointInLiteral(path string) error {
 	out = f
 	func() { out = os.Stderr }()
 	out.Close()
-	return nil // want `return may skip f.Close \(Create at line 96\)`
+	return nil // want `return may skip f.Close \(Create at line 100\)`
 }
 
 // viaDeclared closes through an io.Closer declared with f as its value.
@@ -125,4 +129,33 @@ func viaDeclaredOther(path string) error {
 	defer c.Close()
 	_, err = f.Stat()
 	return err // want `return may skip f.Close \(Create at line \d+\)`
+}
+
+// viaCommaOk closes the *net.TCPConn it asserts the dialed conn to be: the same conn.
+func viaCommaOk(addr string) error {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	tcp, ok := conn.(*net.TCPConn)
+	if !ok {
+		conn.Close()
+		return errNotTCP
+	}
+	defer tcp.Close()
+	return tcp.SetKeepAlive(true)
+}
+
+// viaTypeSwitch closes the conn in the one case of the switch: the other path leaks it.
+func viaTypeSwitch(addr string) error {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	switch c := conn.(type) {
+	case *net.TCPConn:
+		defer c.Close()
+		return c.SetKeepAlive(true)
+	}
+	return errNotTCP // want `return may skip conn.Close \(Dial at line \d+\)`
 }
