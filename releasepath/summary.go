@@ -499,6 +499,9 @@ func (k *keepScan) wrappedIn(call *ast.CallExpr) []int {
 // wrappedInAt is wrappedIn for the call's result i alone (n, err := newNICErr(id, ep)), or
 // any of its results for i -1.
 func (k *keepScan) wrappedInAt(call *ast.CallExpr, i int) []int {
+	if !k.passes(call) {
+		return nil // the common case, decided before any callee's summary is computed
+	}
 	var held []ast.Expr
 	if i < 0 {
 		held = k.p.heldArgs(call)
@@ -518,6 +521,23 @@ func (k *keepScan) wrappedInAt(call *ast.CallExpr, i int) []int {
 		}
 	}
 	return out
+}
+
+// passes reports whether call passes a parameter, or a local that wraps one, as its receiver
+// or an argument, also inside a call among them (newNIC(id, wrapSniffer(ep))).
+func (k *keepScan) passes(call *ast.CallExpr) bool {
+	found := false
+	ast.Inspect(call, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			o := k.info.Uses[id]
+			_, isParam := k.params[o]
+			_, isAlias := k.alias[o]
+			found = found || isParam || isAlias || len(k.wraps[o]) > 0
+		}
+		_, lit := n.(*ast.FuncLit)
+		return !found && !lit
+	})
+	return found
 }
 
 // call marks what the body passes to a function that keeps it, by that function's summary.
