@@ -58,7 +58,7 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 				found = true // func() net.Conn { return outbound }()
 				return
 			}
-			if w.p.madeRelease(w.a, x) {
+			if w.passesValue(x, nil) && w.p.madeRelease(w.a, x) {
 				found = true // &job{cleanup: closeLater(f)}: the release it makes goes with it
 				return
 			}
@@ -414,8 +414,8 @@ func (w *walker) tupleHolder(i int, l ast.Expr, rhs []ast.Expr, st *state) bool 
 		return false
 	}
 	call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)
-	if !ok {
-		return false
+	if !ok || !w.passesValue(call, st) {
+		return false // most calls: decided before any callee's summary is computed
 	}
 	info := w.p.pass.TypesInfo
 	fn, ok := typeInfoCallee(info, call)
@@ -433,6 +433,25 @@ func isTypeAssert(e ast.Expr) bool {
 	return ok
 }
 
+// passesValue reports whether call passes the acquired value as its receiver or an
+// argument: what holds it on the path st (holds), or without st the value or an argument of
+// its acquisition (as releasesVia reads them). It spares the summaries of the callees of the
+// calls that pass it nothing.
+func (w *walker) passesValue(call *ast.CallExpr, st *state) bool {
+	info := w.p.pass.TypesInfo
+	held := func(e ast.Expr) bool {
+		if st != nil {
+			return w.holds(e, st)
+		}
+		o := rootObj(info, e) // as releasesVia tests what a call passes
+		return o != nil && (w.a.values[o] || w.a.argRoots[o])
+	}
+	if r := receiver(info, call); r != nil && held(r) {
+		return true
+	}
+	return slices.ContainsFunc(call.Args, held)
+}
+
 // tupleMaker reports whether l, of a function type, is assigned a result of the single call
 // in rhs that makes the acquisition's release (c, err := closerOf(f)): l holds the release.
 func (w *walker) tupleMaker(l ast.Expr, rhs []ast.Expr) bool {
@@ -440,7 +459,7 @@ func (w *walker) tupleMaker(l ast.Expr, rhs []ast.Expr) bool {
 		return false
 	}
 	call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)
-	if !ok {
+	if !ok || !w.passesValue(call, nil) {
 		return false
 	}
 	t := w.p.pass.TypesInfo.TypeOf(l)
