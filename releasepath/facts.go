@@ -232,7 +232,7 @@ func runFacts(pass *analysis.Pass) (any, error) {
 			continue // a fact on it would not leave the package
 		}
 		f := factOf(p.wrapper(fn))
-		if mayHold(pass.TypesInfo, p.decls[fn]) || onlyReturnedCall(p.decls[fn]) != nil {
+		if mayHold(pass.TypesInfo, p.decls[fn]) || p.mayHoldByChain(p.decls[fn]) {
 			if holds == nil {
 				holds, _ = newPkgChecker(pass, &config{}, pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs), read)
 			}

@@ -95,6 +95,27 @@ func (p *pkgChecker) heldChain(fd *ast.FuncDecl) []*holdSummary {
 	return out
 }
 
+// mayHoldByChain reports, cheaply, whether fd could hold locks by heldChain: it is one return
+// of a call of a function of the package that could hold one (mayHold), or of another
+// package's whose fact says it does. Most one-line wrappers (return pkgHandle.LinkAdd(l))
+// call neither, and no checker is made for them.
+func (p *pkgChecker) mayHoldByChain(fd *ast.FuncDecl) bool {
+	call := onlyReturnedCall(fd)
+	if call == nil {
+		return false
+	}
+	fn, ok := typeInfoCallee(p.pass.TypesInfo, call)
+	if !ok {
+		return false
+	}
+	if fn = fn.Origin(); fn.Pkg() == p.pass.Pkg {
+		d := p.decls[fn]
+		return d != nil && (mayHold(p.pass.TypesInfo, d) || onlyReturnedCall(d) != nil)
+	}
+	wi := p.imported(fn)
+	return wi != nil && len(wi.hold) > 0
+}
+
 // onlyReturnedCall returns the call fd's body is the one return of (return f(x)), or nil.
 func onlyReturnedCall(fd *ast.FuncDecl) *ast.CallExpr {
 	if fd.Body == nil || len(fd.Body.List) != 1 {
