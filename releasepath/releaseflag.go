@@ -19,9 +19,13 @@ import (
 // when that parameter is true and not otherwise (always, the body's fieldReleases).
 func (p *pkgChecker) flagReleases(decl *ast.FuncDecl, params map[types.Object]int, always map[int][][2]string) map[int]map[int][][2]string {
 	info := p.pass.TypesInfo
+	flags := testedFlags(info, decl.Body, params)
+	if len(flags) == 0 {
+		return nil // most functions: spared the bool scan of the body
+	}
 	vars := p.boolVarsOf(decl, decl.Body)
 	var out map[int]map[int][][2]string
-	for _, flag := range testedFlags(info, decl.Body, params) {
+	for _, flag := range flags {
 		if !vars.tracked[flag] || vars.reassigned[flag] {
 			continue // assigned, address-taken (clear(&freeTurn)), set in a literal or a range
 		}

@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"flag"
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"go/types"
 	"strings"
@@ -102,21 +101,29 @@ func newAnalyzer(c *config) *analysis.Analyzer {
 
 // extractDoc returns the text of the "# Analyzer releasepath" section of the package
 // comment in src without its "releasepath:" prefix, the way the x/tools passes keep one
-// source for both.
+// source for both. It reads the comment's lines as [ast.CommentGroup.Text] does, without
+// parsing the file: every process go vet starts for a package builds the Analyzer.
 func extractDoc(src string) string {
-	f, err := parser.ParseFile(token.NewFileSet(), "doc.go", src, parser.ParseComments|parser.PackageClauseOnly)
-	if err != nil || f.Doc == nil {
-		panic("releasepath: doc.go has no package comment")
+	const heading = "# Analyzer releasepath"
+	var lines []string
+	in := false
+	for line := range strings.Lines(src) {
+		text, ok := strings.CutPrefix(strings.TrimRight(line, " \t\r\n"), "//")
+		if !ok {
+			break // the package clause: the comment has ended
+		}
+		text = strings.TrimPrefix(text, " ")
+		if in {
+			lines = append(lines, text)
+		}
+		in = in || text == heading
 	}
-	text := f.Doc.Text()
-	const heading = "# Analyzer releasepath\n"
-	i := strings.Index(text, heading)
-	if i < 0 {
-		panic("releasepath: doc.go has no " + strings.TrimSpace(heading) + " section")
+	if !in {
+		panic("releasepath: doc.go has no " + heading + " section")
 	}
 	// The section opens with "releasepath: summary"; the drivers print the name themselves
 	// ("releasepath: summary" in the usage text), so the prefix is dropped as x/tools does.
-	body := strings.TrimSpace(text[i+len(heading):])
+	body := strings.TrimSpace(strings.Join(lines, "\n"))
 	return strings.TrimSpace(strings.TrimPrefix(body, "releasepath:"))
 }
 
@@ -187,6 +194,7 @@ type pkgChecker struct {
 	// factsOnly is set in releasefacts's run: the summaries computed are for facts only.
 	factsOnly   bool
 	bools       map[ast.Node]*boolVars                           // each function's bool variables, for correlated
+	assigned    map[*ast.FuncDecl]map[types.Object]bool          // the parameters each function assigns (assignedParams)
 	closures    map[*ast.BlockStmt]map[types.Object]*ast.FuncLit // each body's closure variables
 	comments    map[*token.File]map[int][]string                 // line → comment texts
 	ownedBy     map[string][]*types.Func                         // per type and release names, the methods that release (receiverOwned)

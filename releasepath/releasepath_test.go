@@ -1,6 +1,9 @@
 package releasepath_test
 
 import (
+	"go/parser"
+	"go/token"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -149,4 +152,18 @@ func TestMessageIsDeterministic(t *testing.T) {
 	for range 8 {
 		analysistest.Run(t, analysistest.TestData(), a, "message")
 	}
+}
+
+// TestDocIsThePackageCommentSection checks that the Analyzer's Doc, read from doc.go's lines
+// without a parser, is the text go/doc gives: the package comment from its "# Analyzer
+// releasepath" heading on, without the "releasepath:" prefix.
+func TestDocIsThePackageCommentSection(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "doc.go", nil, parser.ParseComments|parser.PackageClauseOnly)
+	require.NoError(t, err)
+	text := f.Doc.Text()
+	_, section, ok := strings.Cut(text, "# Analyzer releasepath\n")
+	require.True(t, ok, "doc.go has no # Analyzer releasepath section")
+	want := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(section), "releasepath:"))
+	assert.Equal(t, want, releasepath.Analyzer.Doc)
+	assert.True(t, strings.HasPrefix(releasepath.Analyzer.Doc, "check that every return"), "Doc starts with the summary line")
 }

@@ -146,26 +146,20 @@ func (p *pkgChecker) returnedHolds(decl *ast.FuncDecl, nres int, params map[type
 	for i := range at {
 		at[i] = map[int]bool{}
 	}
-	ast.Inspect(decl.Body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			for i, r := range n.Results {
-				for idx := range p.exprHolds(r, params, stored) {
-					out[idx] = true
-					if len(n.Results) == nres {
-						at[i][idx] = true
-					} else {
-						for j := range at { // return f(x): any of f's results
-							at[j][idx] = true
-						}
+	for ret := range ownReturns(decl.Body) {
+		for i, r := range ret.Results {
+			for idx := range p.exprHolds(r, params, stored) {
+				out[idx] = true
+				if len(ret.Results) == nres {
+					at[i][idx] = true
+				} else {
+					for j := range at { // return f(x): any of f's results
+						at[j][idx] = true
 					}
 				}
 			}
 		}
-		return true
-	})
+	}
 	return out, at
 }
 

@@ -74,7 +74,7 @@ func (p *pkgChecker) fieldReleasesIf(decl *ast.FuncDecl, params map[types.Object
 		return nil // a goto may jump past any release: no summary
 	}
 	s.ends = bodyEnds(decl.Body)
-	s.assigned = assignedParams(s.info, decl.Body, params)
+	s.assigned = p.assignedParams(decl, params)
 	for i := 0; i < len(calls); i++ {
 		calls = append(calls, s.scan(calls[i])...)
 	}
@@ -173,7 +173,13 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 	if c.inner != nil {
 		call = c.inner
 	}
-	dom := dominated(s.info, c, s.decl.Body, s.ends, s.trueFlags)
+	var dom []bool // which ends the call runs before, computed for a release only
+	domOf := func() []bool {
+		if dom == nil {
+			dom = dominated(s.info, c, s.decl.Body, s.ends, s.trueFlags)
+		}
+		return dom
+	}
 	defers := c.inner != nil || (len(c.stack) > 0 && isDefer(c.stack[len(c.stack)-1]))
 	if site, ok := s.atRecv(call); ok {
 		name := c.fn.Name()
@@ -182,7 +188,7 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 			return nil
 		}
 		if (len(call.Args) == 0 || commits(s.info, name, call)) && s.p.isReleaseName(name, funcName(c.fn)) {
-			s.release(site, name, c, dom, defers)
+			s.release(site, name, c, domOf(), defers)
 			if c.fn.Pkg() != s.p.pass.Pkg {
 				// Another package's release is the whole of it: what t.mu.Unlock does inside
 				// sync.Mutex is no release of t's. A helper of this package named like one
@@ -196,7 +202,7 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 		// of l: the summary keeps which part.
 		if args := nonContextArgs(s.info, call); len(args) == 1 {
 			if site, ok := s.at(args[0]); ok && site.path != "" {
-				s.release(site, c.fn.Name(), c, dom, defers)
+				s.release(site, c.fn.Name(), c, domOf(), defers)
 			}
 		}
 	}
@@ -206,7 +212,7 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 	}
 	through := func(site fieldSite, rels [][2]string) {
 		for _, x := range rels {
-			s.release(fieldSite{site.idx, site.path + x[0]}, x[1], c, dom, defers)
+			s.release(fieldSite{site.idx, site.path + x[0]}, x[1], c, domOf(), defers)
 		}
 	}
 	fields := inner.fieldsAt(s.info, call, s.trueFlags)
@@ -327,7 +333,7 @@ func (p *pkgChecker) keptParams(decl *ast.FuncDecl, params map[types.Object]int)
 		return nil
 	}
 	k := &keepScan{p: p, info: p.pass.TypesInfo, params: params,
-		assigned: assignedParams(p.pass.TypesInfo, decl.Body, params),
+		assigned: p.assignedParams(decl, params),
 		alias:    map[types.Object]int{}, wraps: map[types.Object][]int{}, keeps: map[int]keep{}}
 	for o, i := range params {
 		if i == -1 {

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"iter"
 	"slices"
 	"strings"
 )
@@ -319,43 +320,50 @@ func (p *pkgChecker) everyReturnMakes(body *ast.BlockStmt) bool {
 		}))
 		return found
 	}
-	every := true
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
+	for ret := range ownReturns(body) {
+		makes := slices.ContainsFunc(ret.Results, func(r ast.Expr) bool {
+			switch r := ast.Unparen(r).(type) {
+			case *ast.FuncLit:
+				return releases(r)
+			case *ast.SelectorExpr:
+				return true
+			}
 			return false
-		case *ast.ReturnStmt:
-			every = every && slices.ContainsFunc(n.Results, func(r ast.Expr) bool {
-				switch r := ast.Unparen(r).(type) {
-				case *ast.FuncLit:
-					return releases(r)
-				case *ast.SelectorExpr:
-					return true
-				}
-				return false
-			})
+		})
+		if !makes {
+			return false
 		}
-		return every
-	})
-	return every
+	}
+	return true
+}
+
+// ownReturns yields the return statements of body, not those inside a function literal,
+// which return from the literal.
+func ownReturns(body *ast.BlockStmt) iter.Seq[*ast.ReturnStmt] {
+	return func(yield func(*ast.ReturnStmt) bool) {
+		more := true // false once the loop has stopped: Inspect still visits the siblings
+		ast.Inspect(body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ReturnStmt:
+				more = more && yield(n)
+			}
+			return more
+		})
+	}
 }
 
 // returnedLits returns the function literals body returns, not inside another literal.
 func returnedLits(body *ast.BlockStmt) map[*ast.FuncLit]bool {
 	out := map[*ast.FuncLit]bool{}
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			for _, r := range n.Results {
-				if lit, ok := ast.Unparen(r).(*ast.FuncLit); ok {
-					out[lit] = true
-				}
+	for ret := range ownReturns(body) {
+		for _, r := range ret.Results {
+			if lit, ok := ast.Unparen(r).(*ast.FuncLit); ok {
+				out[lit] = true
 			}
 		}
-		return true
-	})
+	}
 	return out
 }
 
@@ -365,32 +373,26 @@ func returnedLits(body *ast.BlockStmt) map[*ast.FuncLit]bool {
 func (p *pkgChecker) returnedMethodReleases(decl *ast.FuncDecl, params map[types.Object]int) map[int][][2]string {
 	info := p.pass.TypesInfo
 	var out map[int][][2]string
-	ast.Inspect(decl.Body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			for _, r := range n.Results {
-				sel, ok := ast.Unparen(r).(*ast.SelectorExpr)
-				if !ok || !isIdent(sel.X) {
-					continue
+	for ret := range ownReturns(decl.Body) {
+		for _, r := range ret.Results {
+			sel, ok := ast.Unparen(r).(*ast.SelectorExpr)
+			if !ok || !isIdent(sel.X) {
+				continue
+			}
+			s := info.Selections[sel]
+			idx, isParam := params[rootObj(info, sel.X)]
+			if s == nil || s.Kind() != types.MethodVal || !isParam {
+				continue
+			}
+			fn := s.Obj().(*types.Func)
+			if nf := [2]string{fn.Name(), funcName(fn)}; p.isReleaseName(nf[0], nf[1]) {
+				if out == nil {
+					out = map[int][][2]string{}
 				}
-				s := info.Selections[sel]
-				idx, isParam := params[rootObj(info, sel.X)]
-				if s == nil || s.Kind() != types.MethodVal || !isParam {
-					continue
-				}
-				fn := s.Obj().(*types.Func)
-				if nf := [2]string{fn.Name(), funcName(fn)}; p.isReleaseName(nf[0], nf[1]) {
-					if out == nil {
-						out = map[int][][2]string{}
-					}
-					out[idx] = append(out[idx], nf)
-				}
+				out[idx] = append(out[idx], nf)
 			}
 		}
-		return true
-	})
+	}
 	return out
 }
 
@@ -490,15 +492,9 @@ func isDefer(n ast.Node) bool {
 // when its end can be reached by falling off it (its last statement is no return).
 func bodyEnds(body *ast.BlockStmt) []ast.Node {
 	var out []ast.Node
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			out = append(out, n)
-		}
-		return true
-	})
+	for ret := range ownReturns(body) {
+		out = append(out, ret)
+	}
 	if len(body.List) == 0 {
 		return append(out, body)
 	}
@@ -639,9 +635,17 @@ func underNilTest(info *types.Info, body *ast.BlockStmt, pos token.Pos, o types.
 
 // assignedParams returns the parameters body assigns: a release on one releases what it
 // was assigned, not what the caller passed (c = nopCloser{}; c.Close()).
-func assignedParams(info *types.Info, body *ast.BlockStmt, params map[types.Object]int) map[types.Object]bool {
+func (p *pkgChecker) assignedParams(decl *ast.FuncDecl, params map[types.Object]int) map[types.Object]bool {
+	if out, ok := p.assigned[decl]; ok {
+		return out // the same for every summary of decl: params is declParams(decl)
+	}
+	if p.assigned == nil {
+		p.assigned = map[*ast.FuncDecl]map[types.Object]bool{}
+	}
+	info := p.pass.TypesInfo
 	out := map[types.Object]bool{}
-	ast.Inspect(body, func(n ast.Node) bool {
+	p.assigned[decl] = out
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
 		var lhs []ast.Expr
 		switch n := n.(type) {
 		case *ast.AssignStmt:
