@@ -112,6 +112,28 @@ func madeMaybe(path string, quiet bool) error {
 	return checkStep() // want `return may skip fd.Close \(Create at line \d+\)`
 }
 
+// closerByMode makes no closer for mode 0, and one for the other modes: a release on some
+// paths only, found at its first return, with more returns after it.
+func closerByMode(f *os.File, mode int) func() error {
+	switch mode {
+	case 0:
+		return func() error { return nil }
+	case 1:
+		return f.Close
+	}
+	return func() error { return f.Close() }
+}
+
+// madeByMode defers what closerByMode makes, which may close nothing.
+func madeByMode(path string, mode int) error {
+	fd, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer closerByMode(fd, mode)()
+	return checkStep() // want `return may skip fd.Close \(Create at line \d+\)`
+}
+
 // closeNow closes f when it is called and returns a no-op.
 func closeNow(f *os.File) func() {
 	f.Close()
