@@ -394,19 +394,21 @@
 //     finding.
 //   - compositehandoff: passing it inside a composite literal (s.push(entry{lease: l})), or
 //     to a Serve-like method (srv.Serve(ln)).
-//   - resultholds: returning (or storing) the result of a function of the package whose result
-//     holds the value it is passed, or its receiver: return c.wrap(data), nil for a wrap that
-//     stores c in the rows it returns (r.c = c; return r), as pgx's pool hands a connection to
-//     the rows that release it; also through another such call (return rowsOf(c, data)) or a
-//     composite literal (return rows{c: c}), or a local that holds the result, one of several
-//     too (s, err := newSniffer(fd); … return &network{s: s}, a result that is neither an error
-//     nor of a basic type, by its position: st, _, err := split(fd) holds only what split's
-//     first result holds; one of several results of another package's call is not read, since
-//     no summary says which keeps what). A result that holds only what the value holds (return
-//     c.dataOnly()), or that a function of the package passed the value makes of something else
-//     (return freshPlain(c)), keeps nothing of it; the result of another package's function
-//     passed it (newConn(c)) is taken to hold it, since no summary says otherwise. A store
-//     counts though it is undone later (r.c = nil).
+//   - resultholds: returning (or storing) the result of a function of the package whose
+//     result holds the value it is passed, or its receiver: return c.wrap(data), nil for a
+//     wrap that stores c in the rows it returns (r.c = c; return r), as pgx's pool hands a
+//     connection to the rows that release it; also through another such call (return
+//     rowsOf(c, data)) or a composite literal (return rows{c: c}), or a local that holds
+//     the result, one of several too (s, err := newSniffer(fd); … return &network{s: s}, a
+//     result that is neither an error nor of a basic type, by its position: st, _, err :=
+//     split(fd) holds only what split's first result holds; for another package's function
+//     its fact says which result holds what, endpoint, err := sniffer.NewWithWriter(lower,
+//     fd, n), and with no fact none does, so result, err := current.NewResultFromResult(r)
+//     keeps nothing of r). A result that holds only what the value holds (return
+//     c.dataOnly()), or that a function of the package passed the value makes of something
+//     else (return freshPlain(c)), keeps nothing of it; the result of another package's
+//     function passed it (newConn(c)) is taken to hold it, since no summary says otherwise.
+//     A store counts though it is undone later (r.c = nil).
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
 //     value is the resource for these rules, a string as much as a pointer.
 //   - errorevidence: a rollback, or a pair undone on error returns, is reported only at a

@@ -18,9 +18,10 @@ import (
 // factsAnalyzer exports, for each exported function of every package, what the function
 // releases of its parameters and receiver, so that a release through another package's
 // helper counts: defer util.CloseQuietly(f), and the lock it returns holding, so that its
-// callers carry it: s.Lookup(k) … s.Done(). It is the ctrlflow of lostcancel's layout:
-// releasepath requires it and reads its result, declares no facts of its own, and so its
-// testdata needs no fact expectations.
+// callers carry it: s.Lookup(k) … s.Done(), and which of its several results holds which
+// parameter (endpoint, err := sniffer.NewWithWriter(lower, fd, n) holds fd). It is the
+// ctrlflow of lostcancel's layout: releasepath requires it and reads its result, declares
+// no facts of its own, and so its testdata needs no fact expectations.
 //
 // The summary is the one the wrapper rule computes for the package's own functions, from
 // the release verbs alone: a configured pair is the checking package's, unknown where the
@@ -50,6 +51,10 @@ type releasesFact struct {
 	// WhenTrue lists, per bool parameter, the releases it makes as Releases does when that
 	// parameter is true (releaseflag).
 	WhenTrue map[int]map[int][][2]string
+	// HoldsAt lists, for a function of several results, the parameters (-1 the receiver)
+	// each result holds ([pkgChecker.resultHoldsAt]): sniffer.NewWithWriter(lower, fd, n)
+	// returns an endpoint that keeps fd, so endpoint, err := … holds it.
+	HoldsAt map[int][]int
 }
 
 // heldLock is a [holdSummary] as a fact: the lock of parameter Param (-1 the receiver) at
@@ -108,6 +113,22 @@ func (f *releasesFact) String() string {
 	for _, k := range flags {
 		out += fmt.Sprintf(" when(%d)%s", k, strings.TrimPrefix((&releasesFact{Releases: f.WhenTrue[k]}).String(), "releases"))
 	}
+	var results []int
+	for i := range f.HoldsAt {
+		results = append(results, i)
+	}
+	slices.Sort(results)
+	for _, i := range results {
+		var ps []string
+		for _, j := range f.HoldsAt[i] {
+			if j < 0 {
+				ps = append(ps, "recv")
+			} else {
+				ps = append(ps, fmt.Sprint(j))
+			}
+		}
+		out += fmt.Sprintf(" result%d(%s)", i, strings.Join(ps, " "))
+	}
 	if len(f.Holds) > 0 {
 		var hs []string
 		for _, h := range f.Holds {
@@ -125,7 +146,7 @@ func (f *releasesFact) String() string {
 // summaryOf turns a fact back into the summary the wrapper rules read: each release counts
 // for the parameter it is made on, and for its field path.
 func summaryOf(f *releasesFact) *wrapperInfo {
-	wi := &wrapperInfo{names: map[int][][2]string{}, fields: f.Releases, whenTrue: f.WhenTrue, keeps: map[int]keep{}}
+	wi := &wrapperInfo{names: map[int][][2]string{}, fields: f.Releases, whenTrue: f.WhenTrue, keeps: map[int]keep{}, holdsAt: f.HoldsAt}
 	for _, i := range f.Stores {
 		wi.keeps[i] = storedInRecv
 	}
@@ -232,6 +253,12 @@ func runFacts(pass *analysis.Pass) (any, error) {
 			continue // a fact on it would not leave the package
 		}
 		f := factOf(p.wrapper(fn))
+		if at := p.tupleHolds(fn); at != nil {
+			if f == nil {
+				f = &releasesFact{}
+			}
+			f.HoldsAt = at
+		}
 		if mayHold(pass.TypesInfo, p.decls[fn]) || p.mayHoldByChain(p.decls[fn]) {
 			if holds == nil {
 				holds, _ = newPkgChecker(pass, &config{}, pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs), read)

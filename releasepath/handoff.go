@@ -403,11 +403,11 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 }
 
 // tupleHolder reports whether l, assigned result i of the single call in rhs, holds the
-// acquired value there: the call is of a function of the package whose summary says its
-// result i holds what the call passes it (resultholds), and l is neither an error nor of a
-// basic type (the s of s, err := newSniffer(fd), not its err nor the n of n, err :=
-// w.Write(b)). Another package's call in this form is not read: no summary says which of
-// its results keeps what (result, err = current.NewResultFromResult(r) converts an IPAM
+// acquired value there: the callee's summary says its result i holds what the call passes
+// it (resultholds), and l is neither an error nor of a basic type (the s of s, err :=
+// newSniffer(fd), not its err nor the n of n, err := w.Write(b)). Another package's callee
+// says it by its fact (endpoint, err := sniffer.NewWithWriter(lower, fd, n)); with none,
+// its results hold nothing (result, err = current.NewResultFromResult(r) converts an IPAM
 // result; it keeps no allocation).
 func (w *walker) tupleHolder(i int, l ast.Expr, rhs []ast.Expr, st *state) bool {
 	if len(rhs) != 1 {
@@ -419,7 +419,7 @@ func (w *walker) tupleHolder(i int, l ast.Expr, rhs []ast.Expr, st *state) bool 
 	}
 	info := w.p.pass.TypesInfo
 	fn, ok := typeInfoCallee(info, call)
-	if !ok || fn.Pkg() != w.p.pass.Pkg || w.p.decls[fn.Origin()] == nil {
+	if !ok || fn.Pkg() == w.p.pass.Pkg && w.p.decls[fn.Origin()] == nil {
 		return false
 	}
 	if t := info.TypeOf(l); t == nil || isError(t) || isBasic(t) {

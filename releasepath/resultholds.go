@@ -3,6 +3,7 @@ package releasepath
 import (
 	"go/ast"
 	"go/types"
+	"slices"
 )
 
 // resultholds: a function of the package whose result holds one of its parameters, or its
@@ -129,8 +130,20 @@ func (p *pkgChecker) heldArgs(call *ast.CallExpr) []ast.Expr {
 }
 
 // resultHoldsAt is resultHolds for fn's result i alone: st, _, err := split(fd) keeps in st
-// only what split's first result holds.
+// only what split's first result holds. For another package's function it is read from the
+// function's fact, which lists it for a function of several results.
 func (p *pkgChecker) resultHoldsAt(fn *types.Func, i int) map[int]bool {
+	if fn.Pkg() != nil && fn.Pkg() != p.pass.Pkg {
+		wi := p.wrapper(fn)
+		if wi == nil || len(wi.holdsAt[i]) == 0 {
+			return nil
+		}
+		out := map[int]bool{}
+		for _, j := range wi.holdsAt[i] {
+			out[j] = true
+		}
+		return out
+	}
 	p.resultHolds(fn)
 	if at := p.keptAt[fn.Origin()]; i < len(at) {
 		return at[i]
@@ -230,6 +243,41 @@ func (w *walker) resultHolds(call *ast.CallExpr, fn *types.Func, holds func(ast.
 	}
 	for j, arg := range call.Args {
 		if held[j] && holds(arg) {
+			return true
+		}
+	}
+	return false
+}
+
+// tupleHolds returns, for fn of several results, the parameters each result holds, for its
+// fact; nil when none does. Only a result that is neither an error nor of a basic type can
+// hold anything, and only a receiver or parameter that is not of a basic type can be held:
+// the summary is computed for such a function alone.
+func (p *pkgChecker) tupleHolds(fn *types.Func) map[int][]int {
+	sig := fn.Type().(*types.Signature)
+	if sig.Results().Len() < 2 || !canHold(sig.Results()) {
+		return nil
+	}
+	if (sig.Recv() == nil || isBasic(sig.Recv().Type())) && !canHold(sig.Params()) {
+		return nil
+	}
+	var out map[int][]int
+	for i := range sig.Results().Len() {
+		for j := range p.resultHoldsAt(fn, i) {
+			if out == nil {
+				out = map[int][]int{}
+			}
+			out[i] = append(out[i], j)
+		}
+		slices.Sort(out[i])
+	}
+	return out
+}
+
+// canHold reports whether one of vars is neither an error nor of a basic type.
+func canHold(vars *types.Tuple) bool {
+	for v := range vars.Variables() {
+		if t := v.Type(); !isError(t) && !isBasic(t) {
 			return true
 		}
 	}

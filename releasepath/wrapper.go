@@ -66,6 +66,10 @@ type wrapperInfo struct {
 	// hold is the lock the function returns holding by contract, read from another
 	// package's fact; a function of this package has its own ([pkgChecker.holdOf]).
 	hold []*holdSummary
+	// holdsAt lists, for each result of a function of several results, the parameters that
+	// result holds (-1 the receiver), read from another package's fact; a function of this
+	// package has its own ([pkgChecker.resultHoldsAt]).
+	holdsAt map[int][]int
 }
 
 // keep says how a function keeps a parameter beyond the call.

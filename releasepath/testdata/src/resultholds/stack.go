@@ -153,3 +153,53 @@ func keepSniffer(path string) (*snifferHolder, error) {
 	}
 	return &snifferHolder{s: s}, nil
 }
+
+// sniffed keeps the capture file in another package's endpoint, whose fact says its first
+// result keeps its writer: the endpoint, returned, hands it on, and the failures before
+// leak it.
+func sniffed(path string, s *closers.Stack) (*closers.Endpoint, error) {
+	fd, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	endpoint, err := closers.NewWithWriter(s, fd, 1<<16)
+	if err != nil {
+		return nil, err // want `return may skip fd.Close \(Create at line \d+\)`
+	}
+	if _, err := fd.Write([]byte("pcap")); err != nil {
+		return nil, err // want `return may skip fd.Close \(Create at line \d+\)`
+	}
+	return endpoint, nil
+}
+
+// headerOnly reads the file through another package's call whose results keep nothing of
+// it: returning the header hands nothing on.
+func headerOnly(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := closers.Header(f)
+	if err != nil {
+		return nil, err // want `return may skip f.Close \(Open at line \d+\)`
+	}
+	return b, nil // want `return may skip f.Close \(Open at line \d+\)`
+}
+
+// pairedSecond keeps the file's stack in the second result of another package's call,
+// which holds nothing of it: only the first does.
+func pairedSecond(path string) (*closers.Stack, error) {
+	fd, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := createStack(fd)
+	if err != nil {
+		return nil, err // want `return may skip fd.Close \(Create at line \d+\)`
+	}
+	_, fresh, err := closers.Pair(s)
+	if err != nil {
+		return nil, err // want `return may skip fd.Close \(Create at line \d+\)`
+	}
+	return fresh, nil // want `return may skip fd.Close \(Create at line \d+\)`
+}

@@ -153,3 +153,32 @@ func wrapSniffer(w io.Writer) io.Writer { return &sniffer{w: w} }
 func (s *Stack) AddSniffed(id int, ep io.Writer) { // want AddSniffed:`releases\(\) stores\(0 1\)`
 	s.nics[id] = newNIC(id, wrapSniffer(ep))
 }
+
+// Endpoint is gvisor's sniffer endpoint: it writes what passes through to its writer.
+type Endpoint struct {
+	lower  *Stack
+	writer io.Writer
+}
+
+// NewWithWriter returns an endpoint that keeps w, and lower in it too; its fact says so by
+// result, for a caller's endpoint, err := NewWithWriter(…).
+func NewWithWriter(lower *Stack, w io.Writer, snapLen int) (*Endpoint, error) { // want NewWithWriter:`releases\(\) result0\(0 1\)`
+	if snapLen <= 0 {
+		return nil, errors.New("bad snap length")
+	}
+	e := &Endpoint{writer: w}
+	e.lower = lower
+	return e, nil
+}
+
+// Header returns what it read of w: a copy, which keeps nothing of w. No fact.
+func Header(w io.Reader) ([]byte, error) {
+	b := make([]byte, 24)
+	_, err := w.Read(b)
+	return b, err
+}
+
+// Pair returns p itself and a fresh stack: the first result holds p, the second nothing.
+func Pair(p *Stack) (*Stack, *Stack, error) { // want Pair:`releases\(\) result0\(0\)`
+	return p, NewStack(), nil
+}
