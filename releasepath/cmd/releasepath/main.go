@@ -27,7 +27,12 @@
 // (go run ./replay -memory=3).
 //
 // Under go vet (a .cfg argument, -V=full or -flags) the command is a vet tool, run by the
-// go command once per package with the facts of its imports read from the build cache.
+// go command once per package with the facts of its imports read from the build cache. As
+// cmd/compile does, each such process runs without a garbage collection until its heap
+// reaches 64 MiB, and collects as usual after that, unless GOGC or GOMEMLIMIT is set: most of
+// these processes type-check one small package and exit, and the collections a 4 MiB start
+// would make are work thrown away at the exit. The cost table of PRECISION.md has the CPU go
+// vet spends with the command beside plain go vet's (go run ./replay -cost=5).
 //
 // See the releasepath package documentation for what it reports and how to silence it.
 package main
@@ -37,8 +42,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -50,6 +57,7 @@ import (
 
 func main() {
 	if vetInvocation(os.Args[1:]) {
+		startHeap(os.Getenv)
 		singlechecker.Main(releasepath.Analyzer)
 		return
 	}
@@ -66,6 +74,33 @@ func vetInvocation(args []string) bool {
 		}
 	}
 	return len(args) > 0 && strings.HasSuffix(args[len(args)-1], ".cfg")
+}
+
+// startHeapBytes is the heap a vet tool process grows to before its first collection.
+const startHeapBytes = 64 << 20
+
+// startHeap lets a vet tool process run without a garbage collection until its heap reaches
+// startHeapBytes, and collect as usual after that, as cmd/compile does for the same reason:
+// go vet starts the tool once for every package and every dependency, and each process
+// type-checks one package and exits, most of them well under that heap, so collections from
+// the runtime's 4 MiB start are work thrown away at the exit. The limit stops the first
+// collection at startHeapBytes; a finalizer that runs after it gives the process the
+// default GOGC and no limit, so that a larger package's peak stays what it would have been.
+// A GOGC or GOMEMLIMIT in the environment is the user's choice and is left alone.
+func startHeap(getenv func(string) string) bool {
+	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
+		return false
+	}
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(startHeapBytes)
+	// A pointer field keeps the sentinel out of the tiny allocator, whose blocks may never be
+	// finalized.
+	type sentinel struct{ _ *byte }
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+	})
+	return true
 }
 
 type options struct {

@@ -6,12 +6,17 @@ import (
 	"go/format"
 	"go/token"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -444,4 +449,51 @@ func both(a, b string) error {
 	got, err := os.ReadFile(name)
 	require.NoError(t, err)
 	assert.Equal(t, src, string(got), "no fix applies")
+}
+
+// TestStartHeapDefersTheFirstCollectionThenRestoresTheDefaults checks the vet tool's start
+// heap: no collection by GOGC until the heap reaches startHeapBytes, and after the first
+// collection the default GOGC and no memory limit, so that a large package's peak is what it
+// would have been. A GOGC or GOMEMLIMIT of the user's leaves both alone.
+func TestStartHeapDefersTheFirstCollectionThenRestoresTheDefaults(t *testing.T) {
+	read := func() (gogc, limit int64) {
+		s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+		metrics.Read(s)
+		return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
+	}
+	oldGOGC, oldLimit := read()
+	t.Cleanup(func() {
+		debug.SetGCPercent(int(oldGOGC))
+		debug.SetMemoryLimit(oldLimit)
+	})
+
+	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
+		set := func(k string) string {
+			if k == env {
+				return "200"
+			}
+			return ""
+		}
+		assert.False(t, startHeap(set), "with %s set", env)
+		gogc, limit := read()
+		assert.Equal(t, oldGOGC, gogc, "with %s set, GOGC is left alone", env)
+		assert.Equal(t, oldLimit, limit, "with %s set, the limit is left alone", env)
+	}
+
+	require.True(t, startHeap(func(string) string { return "" }))
+	gogc, limit := read()
+	assert.Equal(t, int64(-1), gogc, "no collection by GOGC at the start") // off
+	assert.Equal(t, int64(startHeapBytes), limit)
+
+	runtime.GC()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if gogc, limit = read(); gogc == 100 && limit == math.MaxInt64 {
+			break
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.Equal(t, int64(100), gogc, "the default GOGC after the first collection")
+	assert.Equal(t, int64(math.MaxInt64), limit, "no limit after the first collection")
 }
