@@ -398,17 +398,29 @@
 //     result holds the value it is passed, or its receiver: return c.wrap(data), nil for a
 //     wrap that stores c in the rows it returns (r.c = c; return r), as pgx's pool hands a
 //     connection to the rows that release it; also through another such call (return
-//     rowsOf(c, data)) or a composite literal (return rows{c: c}), or a local that holds
-//     the result, one of several too (s, err := newSniffer(fd); … return &network{s: s}, a
-//     result that is neither an error nor of a basic type, by its position: st, _, err :=
-//     split(fd) holds only what split's first result holds; for another package's function
-//     its fact says which result holds what, endpoint, err := sniffer.NewWithWriter(lower,
-//     fd, n), and with no fact none does, so result, err := current.NewResultFromResult(r)
-//     keeps nothing of r). A result that holds only what the value holds (return
-//     c.dataOnly()), or that a function of the package passed the value makes of something
-//     else (return freshPlain(c)), keeps nothing of it; the result of another package's
-//     function passed it (newConn(c)) is taken to hold it, since no summary says otherwise.
-//     A store counts though it is undone later (r.c = nil).
+//     rowsOf(c, data)) or a composite literal (return rows{c: c}), a conversion (any(c)),
+//     append, a closure that captures it, or another package's function of one result
+//     (bufio.NewWriter(c), taken to hold what it is passed, as below), or a local or named
+//     result that holds it (a bare return returns the named ones; a variadic parameter
+//     holds every argument passed to it), or a local that holds the result of such a call,
+//     one of several too (s, err := newSniffer(fd); … return &network{s: s}, a result that
+//     is neither an error nor of a basic type, by its position: st, _, err := split(fd)
+//     holds only what split's first result holds; for another package's function of several
+//     results its fact says which result holds which parameter or its receiver, endpoint,
+//     err := sniffer.NewWithWriter(lower, fd, n) or v, err := t.View(), a string or a
+//     number too, and with no fact none does, so result, err :=
+//     current.NewResultFromResult(r) keeps nothing of r, and return lib.Fresh(f) hands
+//     nothing on). A result that holds only a part of the value (return c.dataOnly()), or
+//     that a function of the package passed the value makes of something else (return
+//     freshPlain(c)), keeps nothing of it; but a part of a local that holds the value in a
+//     field may be the value: with client := fcgiClient{rwc: conn}, resp, err :=
+//     client.Get() holds conn when Get returns a response whose body keeps c.rwc (caddy's
+//     FastCGI transport), through the locals and named results it is stored in (closer :=
+//     bodyCloser{rwc: c.rwc}; resp.Body = closer); the result of another package's function
+//     of one result passed it (newConn(c)) is taken to hold it, since no summary says
+//     otherwise. A store counts though it is undone later (r.c = nil). A summary does not
+//     read a type assertion: the CNI's NewResultFromResult(r) returns newResult.(*Result),
+//     a result of its own that describes an IPAM allocation, not one that holds it.
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
 //     value is the resource for these rules, a string as much as a pointer.
 //   - errorevidence: a rollback, or a pair undone on error returns, is reported only at a

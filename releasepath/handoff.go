@@ -71,7 +71,7 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 			if held, known := w.resultHoldsValue(x, func(e ast.Expr) bool { return w.holds(e, st) }); known {
 				// A function of the package says what its result holds: c.getPoolRows(rows)
 				// keeps c (resultholds), freshPlain(c) nothing of it.
-				found = found || held
+				found = found || held || w.partsHolder(x, -1, st)
 				return
 			}
 			if r := receiver(info, x); r != nil {
@@ -425,7 +425,7 @@ func (w *walker) tupleHolder(i int, l ast.Expr, rhs []ast.Expr, st *state) bool 
 	if t := info.TypeOf(l); t == nil || isError(t) || isBasic(t) {
 		return false
 	}
-	return slices.ContainsFunc(w.p.heldArgsAt(call, i), func(e ast.Expr) bool { return w.holds(e, st) })
+	return slices.ContainsFunc(w.p.heldArgsAt(call, i, false), func(e ast.Expr) bool { return w.holds(e, st) }) || w.partsHolder(call, i, st)
 }
 
 func isTypeAssert(e ast.Expr) bool {

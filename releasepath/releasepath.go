@@ -198,8 +198,8 @@ type pkgChecker struct {
 	closures    map[*ast.BlockStmt]map[types.Object]*ast.FuncLit // each body's closure variables
 	comments    map[*token.File]map[int][]string                 // line → comment texts
 	ownedBy     map[string][]*types.Func                         // per type and release names, the methods that release (receiverOwned)
-	kept        map[*types.Func]map[int]bool                     // the parameters each function's result holds (resultHolds)
-	keptAt      map[*types.Func][]map[int]bool                   // the same, by result (resultHoldsAt)
+	kept        map[*types.Func]*heldBy                          // the parameters each function's results hold (resultSummary)
+	keptParts   map[*types.Func]*heldBy                          // the same, counting a field of a parameter (resultSummary)
 	holds       map[*types.Func][]*holdSummary                   // the locks each function returns holding (holdOf)
 	collecting  *holdCollector                                   // set while a function is checked for its summary
 	said        map[string]bool                                  // the diagnostics reported, by position and message

@@ -510,9 +510,9 @@ func (k *keepScan) wrappedInAt(call *ast.CallExpr, i int) []int {
 	}
 	var held []ast.Expr
 	if i < 0 {
-		held = k.p.heldArgs(call)
+		held = k.p.heldArgsAt(call, -1, false)
 	} else {
-		held = k.p.heldArgsAt(call, i)
+		held = k.p.heldArgsAt(call, i, false)
 	}
 	var out []int
 	for _, e := range held {

@@ -28,11 +28,12 @@
 //
 // Under go vet (a .cfg argument, -V=full or -flags) the command is a vet tool, run by the
 // go command once per package with the facts of its imports read from the build cache. As
-// cmd/compile does, each such process runs without a garbage collection until its heap
-// reaches 64 MiB, and collects as usual after that, unless GOGC or GOMEMLIMIT is set: most of
-// these processes type-check one small package and exit, and the collections a 4 MiB start
-// would make are work thrown away at the exit. The cost table of PRECISION.md has the CPU go
-// vet spends with the command beside plain go vet's (go run ./replay -cost=5).
+// cmd/compile does, each such process runs without a garbage collection until the memory it
+// uses reaches 64 MiB (its heap somewhat less), and collects as usual after that, unless
+// GOGC or GOMEMLIMIT is set: most of these processes type-check one small package and exit,
+// and the collections a 4 MiB start would make are work thrown away at the exit. The cost
+// table of PRECISION.md has the CPU go vet spends with the command beside plain go vet's
+// (go run ./replay -cost=5).
 //
 // See the releasepath package documentation for what it reports and how to silence it.
 package main
@@ -76,11 +77,12 @@ func vetInvocation(args []string) bool {
 	return len(args) > 0 && strings.HasSuffix(args[len(args)-1], ".cfg")
 }
 
-// startHeapBytes is the heap a vet tool process grows to before its first collection.
+// startHeapBytes is the memory a vet tool process grows to before its first collection.
 const startHeapBytes = 64 << 20
 
-// startHeap lets a vet tool process run without a garbage collection until its heap reaches
-// startHeapBytes, and collect as usual after that, as cmd/compile does for the same reason:
+// startHeap lets a vet tool process run without a garbage collection until the memory it
+// uses (its heap, stacks and the runtime's own) reaches startHeapBytes, and collect as usual
+// after that, as cmd/compile does for the same reason:
 // go vet starts the tool once for every package and every dependency, and each process
 // type-checks one package and exits, most of them well under that heap, so collections from
 // the runtime's 4 MiB start are work thrown away at the exit. The limit stops the first

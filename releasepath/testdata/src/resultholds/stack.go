@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"wrapper/closers"
+	"wrapper/closers/inner"
 )
 
 // network is gvisor-tap-vsock's virtual network: its stack keeps the capture file through the
@@ -202,4 +203,172 @@ func pairedSecond(path string) (*closers.Stack, error) {
 		return nil, err // want `return may skip fd.Close \(Create at line \d+\)`
 	}
 	return fresh, nil // want `return may skip fd.Close \(Create at line \d+\)`
+}
+
+// fcgiClient is caddy's FastCGI client: it talks over the connection it holds, and a
+// response's body keeps that connection to close it.
+type fcgiClient struct {
+	rwc   io.ReadWriteCloser
+	reqID int
+}
+
+type fcgiResponse struct{ Body io.ReadCloser }
+
+type bodyCloser struct{ rwc io.ReadWriteCloser }
+
+func (b bodyCloser) Read(p []byte) (int, error) { return b.rwc.Read(p) }
+func (b bodyCloser) Close() error               { return b.rwc.Close() }
+
+// request builds the response in its named result, as caddy's client.Request does.
+func (c *fcgiClient) request(method string) (resp *fcgiResponse, err error) {
+	if method == "" {
+		return resp, errors.New("no method")
+	}
+	resp = new(fcgiResponse)
+	closer := bodyCloser{rwc: c.rwc}
+	resp.Body = closer
+	return resp, err
+}
+
+// Get returns a response whose body keeps a field of c, c.rwc.
+func (c *fcgiClient) Get() (*fcgiResponse, error) { return c.request("GET") }
+
+// ID returns a response that keeps nothing of c.
+func (c *fcgiClient) ID() (*fcgiResponse, error) {
+	return &fcgiResponse{Body: io.NopCloser(nil)}, nil
+}
+
+// roundTrip hands the connection to the response, through the client that holds it in a
+// field: the body Get returns keeps client.rwc, which is the connection.
+func roundTrip(path string) (*fcgiResponse, error) {
+	conn, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	client := fcgiClient{rwc: conn, reqID: 1}
+	resp, err := client.Get()
+	if err != nil {
+		return nil, err // want `return may skip conn.Close \(Open at line \d+\)`
+	}
+	return resp, nil
+}
+
+// roundTripID returns a response that keeps nothing of the client: the connection leaks.
+func roundTripID(path string) (*fcgiResponse, error) {
+	conn, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	client := fcgiClient{rwc: conn, reqID: 1}
+	resp, err := client.ID()
+	if err != nil {
+		return nil, err // want `return may skip conn.Close \(Open at line \d+\)`
+	}
+	return resp, nil // want `return may skip conn.Close \(Open at line \d+\)`
+}
+
+// ownFile is a resource of the package's own: a part of it, its data, is not it.
+type ownFile struct {
+	f    *os.File
+	data *fileData
+}
+
+type fileData struct{ name string }
+
+// OpenOwn opens an ownFile.
+func OpenOwn(path string) (*ownFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &ownFile{f: f, data: &fileData{name: path}}, nil
+}
+
+func (o *ownFile) Close() error { return o.f.Close() }
+
+func (o *ownFile) dataOnly() (*fileData, error) { return o.data, nil }
+
+// partOfValue keeps only a part of the value itself: the data is not the file, and the
+// result that holds it holds nothing of o.
+func partOfValue(path string) (*fileData, error) {
+	o, err := OpenOwn(path)
+	if err != nil {
+		return nil, err
+	}
+	d, err := o.dataOnly()
+	if err != nil {
+		o.Close()
+		return nil, err
+	}
+	return d, nil // want `return may skip o.Close \(OpenOwn at line \d+\)`
+}
+
+// viewed keeps the thing in the view another package's method returns of it, by that
+// method's fact on its receiver.
+func viewed(w io.Writer) (*closers.View, error) {
+	t, err := closers.OpenThing(w)
+	if err != nil {
+		return nil, err
+	}
+	v, err := t.View()
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	return v, nil
+}
+
+// collected keeps the file in another package's variadic collection.
+func collected(path string) ([]io.Writer, error) {
+	fd, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := closers.Collect(os.Stdout, fd)
+	if err != nil {
+		return nil, err // want `return may skip fd.Close \(Create at line \d+\)`
+	}
+	return ws, nil
+}
+
+// packedThrough keeps the file in a packet made two packages away.
+func packedThrough(path string) (*inner.Packet, error) {
+	fd, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := closers.ViaInner(fd)
+	if err != nil {
+		return nil, err // want `return may skip fd.Close \(Create at line \d+\)`
+	}
+	return p, nil
+}
+
+// freshReturned returns another package's call whose results keep nothing of the file: its
+// fact's silence says so, and the file leaks.
+func freshReturned(path string) (*closers.Stack, error) {
+	fd, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return closers.Fresh(fd) // want `return may skip fd.Close \(Create at line \d+\)`
+}
+
+type addrPool struct{}
+
+func (m *addrPool) HoldAddress(name string) (string, error) { return name, nil }
+func (m *addrPool) ReleaseAddress(ip string) error          { return nil }
+
+// recorded hands a held address on in the record another package's function returns.
+func recorded(m *addrPool) (*closers.AddrRecord, error) {
+	ip, err := m.HoldAddress("lb")
+	if err != nil {
+		return nil, err
+	}
+	rec, err := closers.Record(ip)
+	if err != nil {
+		m.ReleaseAddress(ip)
+		return nil, err
+	}
+	return rec, nil
 }

@@ -1,10 +1,13 @@
 package closers
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"wrapper/closers/inner"
 )
 
 var keptOne io.Closer
@@ -181,4 +184,84 @@ func Header(w io.Reader) ([]byte, error) {
 // Pair returns p itself and a fresh stack: the first result holds p, the second nothing.
 func Pair(p *Stack) (*Stack, *Stack, error) { // want Pair:`releases\(\) result0\(0\)`
 	return p, NewStack(), nil
+}
+
+// Thing is a resource: a view of it keeps it.
+type Thing struct{ w io.Writer }
+
+// View is a view of a Thing.
+type View struct{ t *Thing }
+
+// OpenThing opens a thing that writes to w.
+func OpenThing(w io.Writer) (*Thing, error) { // want OpenThing:`releases\(\) result0\(0\)`
+	return &Thing{w: w}, nil
+}
+
+// Close closes the thing.
+func (t *Thing) Close() error { return nil }
+
+// View returns a view that keeps its receiver.
+func (t *Thing) View() (*View, error) { // want View:`releases\(\) result0\(recv\)`
+	return &View{t: t}, nil
+}
+
+// ViaInner returns another package's call straight: its fact passes on.
+func ViaInner(w io.Writer) (*inner.Packet, error) { // want ViaInner:`releases\(\) result0\(0\)`
+	return inner.Pack(w)
+}
+
+// Named keeps w in its named result, returned bare.
+func Named(w io.Writer) (h *Endpoint, err error) { // want Named:`releases\(\) result0\(0\)`
+	h = &Endpoint{writer: w}
+	return
+}
+
+// Collect returns its variadic parameter: every argument from it on.
+func Collect(ws ...io.Writer) ([]io.Writer, error) { // want Collect:`releases\(\) result0\(0\)`
+	var out []io.Writer
+	out = append(out, ws...)
+	return out, nil
+}
+
+// Buffered wraps w with another package's constructor, whose result holds what it is
+// passed; so does a conversion, and a closure that captures it.
+func Buffered(w io.Writer) (*bufio.Writer, any, func() io.Writer, error) { // want Buffered:`releases\(\) result0\(0\) result1\(0\) result2\(0\)`
+	return bufio.NewWriter(w), any(w), func() io.Writer { return w }, nil
+}
+
+// AsFile asserts w to a file. A summary does not read a type assertion: a result asserted
+// from another's (return newResult.(*Result), nil in the CNI's NewResultFromResult) is taken
+// as a value of its own. No fact.
+func AsFile(w io.Writer) (*os.File, error) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil, errors.New("not a file")
+	}
+	return f, nil
+}
+
+// WrapErr keeps w in the error it returns: an error is no holder, and the fact says
+// nothing of it.
+func WrapErr(w io.Writer) (*Stack, error) {
+	return nil, &writerError{w: w}
+}
+
+type writerError struct{ w io.Writer }
+
+func (e *writerError) Error() string { return "writer" }
+
+// Record keeps an address, a string, in the record it returns.
+func Record(ip string) (*AddrRecord, error) { // want Record:`releases\(\) result0\(0\)`
+	return &AddrRecord{IP: ip}, nil
+}
+
+// AddrRecord records an address.
+type AddrRecord struct{ IP string }
+
+// Fresh returns a stack that keeps nothing of w. No fact.
+func Fresh(w io.Writer) (*Stack, error) {
+	if w == nil {
+		return nil, errors.New("no writer")
+	}
+	return NewStack(), nil
 }

@@ -8,3 +8,9 @@ import "io"
 func Close(c io.Closer) {
 	c.Close()
 }
+
+// Packet keeps the writer it was packed with.
+type Packet struct{ w io.Writer }
+
+// Pack returns a packet that keeps w.
+func Pack(w io.Writer) (*Packet, error) { return &Packet{w: w}, nil }
