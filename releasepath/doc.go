@@ -416,11 +416,16 @@
 //     field may be the value: with client := fcgiClient{rwc: conn}, resp, err :=
 //     client.Get() holds conn when Get returns a response whose body keeps c.rwc (caddy's
 //     FastCGI transport), through the locals and named results it is stored in (closer :=
-//     bodyCloser{rwc: c.rwc}; resp.Body = closer); the result of another package's function
-//     of one result passed it (newConn(c)) is taken to hold it, since no summary says
-//     otherwise. A store counts though it is undone later (r.c = nil). A summary does not
-//     read a type assertion: the CNI's NewResultFromResult(r) returns newResult.(*Result),
-//     a result of its own that describes an IPAM allocation, not one that holds it.
+//     bodyCloser{rwc: c.rwc}; resp.Body = closer). A part is a field that can hold a value
+//     (c.rwc, not the number c.reqID), and which field holds the value is not compared: a
+//     response that keeps c.rwc is taken to keep conn held in c.other too. Only a local
+//     that is the call's receiver or argument is read so, and only for a function of the
+//     package: s.client.Get() for s := session{client: …}, or another package's method,
+//     keeps no part; the result of another package's function of one result passed it
+//     (newConn(c)) is taken to hold it, since no summary says otherwise. A store counts
+//     though it is undone later (r.c = nil). A summary does not read a type assertion: the
+//     CNI's NewResultFromResult(r) returns newResult.(*Result), a result of its own that
+//     describes an IPAM allocation, not one that holds it.
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
 //     value is the resource for these rules, a string as much as a pointer.
 //   - errorevidence: a rollback, or a pair undone on error returns, is reported only at a

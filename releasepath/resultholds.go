@@ -265,7 +265,9 @@ func (p *pkgChecker) exprHolds(e ast.Expr, params map[types.Object]int, stored m
 				return true
 			})
 		case *ast.SelectorExpr:
-			if parts && info.Selections[x] != nil && info.Selections[x].Kind() == types.FieldVal {
+			// A field that can hold a value (c.rwc, not c.reqID) is a part of c.
+			if t := info.TypeOf(x); parts && t != nil && !isBasic(t) && !isError(t) &&
+				info.Selections[x] != nil && info.Selections[x].Kind() == types.FieldVal {
 				visit(x.X)
 			}
 		case *ast.CallExpr:
