@@ -425,7 +425,12 @@
 //     (newConn(c)) is taken to hold it, since no summary says otherwise. A store counts
 //     though it is undone later (r.c = nil). A summary does not read a type assertion: the
 //     CNI's NewResultFromResult(r) returns newResult.(*Result), a result of its own that
-//     describes an IPAM allocation, not one that holds it.
+//     describes an IPAM allocation, not one that holds it. One of several results stored
+//     where it outlives the function with an error beside it (t.out, err = newSniffer(fd))
+//     is handed on only where that error may be nil: a return where the path knows it is
+//     non-nil (if err != nil { return err }) has stored the nil result of a failed call,
+//     which keeps nothing, and the value leaks there; err assigned again makes the store a
+//     hand-off.
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
 //     value is the resource for these rules, a string as much as a pointer.
 //   - errorevidence: a rollback, or a pair undone on error returns, is reported only at a

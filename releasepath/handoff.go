@@ -322,12 +322,17 @@ func (w *walker) compositeHandOff(call *ast.CallExpr, arg ast.Expr, st *state) b
 // the end of the acquisition's error once err is reassigned.
 func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 	info := w.p.pass.TypesInfo
+	if slices.ContainsFunc(lhs, func(l ast.Expr) bool { return slices.Contains(st.stored, rootObj(info, l)) }) {
+		return handedOn // err assigned again after t.out, err = newSniffer(fd): the store may keep it
+	}
 	for i, l := range lhs {
 		var r ast.Expr
+		var tupleErr types.Object // the err of t.out, err = newSniffer(fd)
 		if len(lhs) == len(rhs) {
 			r = rhs[i]
 		} else if w.tupleHolder(i, l, rhs, st) || w.tupleMaker(l, rhs) {
 			r = rhs[0] // s, err := newSniffer(fd): s holds what the call's result holds
+			tupleErr = lastError(info, lhs)
 		} else if len(rhs) == 1 && i == 0 && isTypeAssert(rhs[0]) {
 			r = rhs[0] // tc, ok := conn.(*tls.Conn): tc is conn
 		}
@@ -396,6 +401,12 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 			if isIdent && id.Name == "_" {
 				continue
 			}
+			if tupleErr != nil {
+				// t.out, err = newSniffer(fd): where err is non-nil the result stored is
+				// nil and keeps nothing; atReturn decides by what the path knows of err.
+				st.stored = append(remove(st.stored, tupleErr), tupleErr)
+				continue
+			}
 			return handedOn // s.conn = c, m[k] = v, *p = v, a package variable
 		}
 	}
@@ -426,6 +437,19 @@ func (w *walker) tupleHolder(i int, l ast.Expr, rhs []ast.Expr, st *state) bool 
 		return false
 	}
 	return slices.ContainsFunc(w.p.heldArgsAt(call, i, false), func(e ast.Expr) bool { return w.holds(e, st) }) || w.partsHolder(call, i, st)
+}
+
+// lastError returns the variable of the error lhs assigns last (the err of s, err = f()), or
+// nil when it is none or _.
+func lastError(info *types.Info, lhs []ast.Expr) types.Object {
+	id, ok := ast.Unparen(lhs[len(lhs)-1]).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	if o := info.ObjectOf(id); o != nil && isError(o.Type()) {
+		return o
+	}
+	return nil
 }
 
 func isTypeAssert(e ast.Expr) bool {

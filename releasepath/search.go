@@ -24,6 +24,7 @@ type state struct {
 	errLive bool                  // a.errObj still holds the acquisition's error
 	nilErr  []types.Object        // error variables known nil here
 	errSet  []types.Object        // error variables known non-nil here
+	stored  []types.Object        // error variables of calls whose result, stored, holds the value (see storedUnder)
 	flags   map[types.Object]bool // bool flags assigned a constant on this path
 	conds   []condRelease         // deferred conditional releases
 	aliases map[types.Object]bool // locals that hold the acquired value, or a closure releasing it
@@ -42,6 +43,7 @@ func (s state) clone() state {
 	c := s
 	c.nilErr = slices.Clone(s.nilErr)
 	c.errSet = slices.Clone(s.errSet)
+	c.stored = slices.Clone(s.stored)
 	c.conds = slices.Clone(s.conds)
 	c.flags = cloneMap(s.flags)
 	c.aliases = cloneMap(s.aliases)
@@ -62,7 +64,7 @@ func cloneMap(m map[types.Object]bool) map[types.Object]bool {
 func (s *state) key() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%v|", s.errLive)
-	for _, l := range [][]types.Object{s.nilErr, s.errSet} {
+	for _, l := range [][]types.Object{s.nilErr, s.errSet, s.stored} {
 		for _, o := range l {
 			fmt.Fprintf(&b, "%p,", o)
 		}
@@ -548,9 +550,22 @@ func (w *walker) errorCarrying(ret *ast.ReturnStmt, st *state) bool {
 	return true
 }
 
+// storedUnder reports whether a result that holds the value was stored where it outlives
+// the function (t.out, err = newSniffer(fd)) on this path, with an error that the path does
+// not know to be non-nil: the store kept the value, handed on. Where the error is known
+// non-nil (if err != nil { return err }) the result is the zero value a failing call
+// returns, and the store kept nothing.
+func (w *walker) storedUnder(st *state) bool {
+	return slices.ContainsFunc(st.stored, func(o types.Object) bool { return !slices.Contains(st.errSet, o) })
+}
+
 // atReturn decides whether the path ending at ret (nil: the end of the body) leaks.
 func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 	if w.a.valueErrOnly && !w.valueWithError(ret, &st) {
+		return
+	}
+	if w.storedUnder(&st) {
+		w.handed = true
 		return
 	}
 	errRet := w.errorCarrying(ret, &st)

@@ -392,3 +392,92 @@ func recorded(m *addrPool) (*closers.AddrRecord, error) {
 	}
 	return rec, nil
 }
+
+type tap struct {
+	out *sniffer
+	cnt int
+}
+
+// attach stores the sniffer newSniffer makes of the file in the tap: where newSniffer fails
+// its result is nil, the tap keeps nothing, and the file leaks; where it succeeds the tap
+// keeps it.
+func (t *tap) attach(path string) error {
+	fd, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	t.out, err = newSniffer(fd)
+	if err != nil {
+		return err // want `return may skip fd.Close \(Create at line \d+\)`
+	}
+	return nil
+}
+
+// attachChecked tests the error in the statement that stores: the same.
+func (t *tap) attachChecked(path string) error {
+	fd, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if t.out, err = newSniffer(fd); err != nil {
+		return err // want `return may skip fd.Close \(Create at line \d+\)`
+	}
+	t.cnt++
+	return nil
+}
+
+// attachReturned returns the error unread: the caller decides, and the tap may keep the file.
+func (t *tap) attachReturned(path string) error {
+	fd, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	t.out, err = newSniffer(fd)
+	return err
+}
+
+// attachClosed closes the file where the sniffer fails.
+func (t *tap) attachClosed(path string) error {
+	fd, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if t.out, err = newSniffer(fd); err != nil {
+		fd.Close()
+		return err
+	}
+	return nil
+}
+
+// attachLater fails after the tap keeps the file: the tap has it.
+func (t *tap) attachLater(path string) error {
+	fd, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	t.out, err = newSniffer(fd)
+	if err != nil {
+		fd.Close()
+		return err
+	}
+	if err := t.out.check(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *sniffer) check() error { return nil }
+
+// attachReassigned tests an error assigned after the store's: what the tap keeps is unknown.
+func (t *tap) attachReassigned(path string) error {
+	fd, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	t.out, err = newSniffer(fd)
+	err = t.out.check()
+	if err != nil {
+		return err
+	}
+	return nil
+}
