@@ -40,6 +40,7 @@ type acquisition struct {
 	basic     map[types.Object]bool   // the basic-typed results (ip from HoldAddress), see stringHandOff
 	guards    map[types.Object]bool   // values whose nil or false edge means nothing was acquired
 	argRoots  map[types.Object]bool   // root objects of the arguments, contexts left out
+	holders   map[types.Object]bool   // locals a composite literal made holding the value (compositeHolders)
 	releases  []*releaseCall          // matching releases seen in the function
 	funcLit   *ast.FuncLit            // the function literal the acquisition is in, if any
 	stmtStack []ast.Node              // ancestors of the call

@@ -56,6 +56,7 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 				continue // veth named by n.hostName, deleted by the type's cleanup
 			}
 			p.paramRelease(a, body)
+			a.holders = compositeHolders(info, body, a, p.changesOf(fnNode))
 			a.releases = p.findReleases(a, all)
 			p.closureCallReleases(a, all, body)
 			if p.enteredHolding(a, all) || deferredBefore(info, a, body) {
@@ -237,9 +238,10 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 		if onValue && isInterfaceMethod(fn) && slices.ContainsFunc(a.pair.releases, func(r string) bool { return strings.HasSuffix(r, "."+fn.Name()) }) {
 			return true
 		}
-		return p.wrapperReleases(a, call, fn, func(name, full string) bool {
+		isRel := func(name, full string) bool {
 			return slices.ContainsFunc(a.pair.releases, func(r string) bool { return full == r || strings.HasSuffix(r, "."+name) })
-		})
+		}
+		return p.wrapperReleases(a, call, fn, isRel) || p.holderReleases(a, call, fn, isRel)
 	}
 
 	name := fn.Name()
@@ -283,9 +285,10 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 	if a.held != nil {
 		return false // the lock is a.recvKey alone: x.other.Unlock() releases nothing of lockTable(x)
 	}
-	return p.wrapperReleases(a, call, fn, func(n, _ string) bool {
+	isRel := func(n, _ string) bool {
 		return slices.Contains(m.releases, n) || slices.Contains(m.relVerbs, n)
-	})
+	}
+	return p.wrapperReleases(a, call, fn, isRel) || p.holderReleases(a, call, fn, isRel)
 }
 
 // madeRelease reports whether call, of a function of the package, returns a literal that

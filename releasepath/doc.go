@@ -339,6 +339,15 @@
 //     func() { output.Close() }()). A local pointed at something else again (output =
 //     os.Stderr) releases nothing of it, and one whose address is taken or that a literal
 //     assigns releases nothing.
+//   - holderrelease: a local that a composite literal made holding the value in a field
+//     (ns := &proxyNS{nsPath: nsPath}), and that the function never assigns again, releases
+//     it by a method whose summary makes the value's release on its receiver or with a field
+//     of it: of this package on some path (buildkit's ns.Close(), which deletes n.nsPath
+//     unless its pool takes the namespace back), of another package on every path, by its
+//     fact; also in a deferred closure (defer func() { if retErr != nil { ns.Close() } }()).
+//     Which field that method releases is not compared: a Close that deletes another field
+//     of the holder is taken to release the value too. A method that releases nothing of
+//     the kind (ns.Describe()), or a holder made any other way, releases nothing of it.
 //   - handoff: returning the value, a closure that releases it or the release as a method value
 //     (return l.Unlock, nil), assigning it straight to a variable the function did not declare
 //     (a package variable, or in a literal the enclosing function's: conn, err =

@@ -64,6 +64,7 @@ func TestAnalyzer(t *testing.T) {
 		"receiverowned",
 		"holdsonsuccess",
 		"holdcallers",
+		"holderrelease",
 		"releaseflag",
 		"resultholds",
 		"failurebranch",

@@ -216,3 +216,30 @@ func CloseDeferredClosure(c io.Closer) { // want CloseDeferredClosure:`releases\
 		c.Close()
 	}()
 }
+
+// Session holds a connection in a field and closes it on every path: its fact says it
+// releases its receiver's Conn.
+type Session struct {
+	Conn io.Closer
+	Name string
+}
+
+func (s *Session) Close() error { // want Close:`releases\(recv.Conn:Close\)`
+	return s.Conn.Close()
+}
+
+// Flush writes what is buffered: it closes nothing.
+func (s *Session) Flush() error { return nil }
+
+// Tracer holds a connection but closes it only when asked to: no fact of a release.
+type Tracer struct {
+	Conn  io.Closer
+	Owned bool
+}
+
+func (t *Tracer) Close() error {
+	if t.Owned {
+		return t.Conn.Close()
+	}
+	return nil
+}
