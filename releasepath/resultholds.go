@@ -61,19 +61,17 @@ func (p *pkgChecker) resultSummary(fn *types.Func, parts bool) *heldBy {
 	// stored maps each local, and each named result, to the parameters the function stores
 	// in it or in a field of it: pr.c = c, pr := &poolRows{c: c}, resp.Body = closer.
 	stored := map[types.Object]map[int]bool{}
-	results := map[types.Object]bool{}
 	var named []types.Object // the named results, in order, for a bare return
 	if decl.Type.Results != nil {
 		for _, f := range decl.Type.Results.List {
 			for _, id := range f.Names {
 				named = append(named, info.Defs[id])
-				results[info.Defs[id]] = true
 			}
 		}
 	}
 	store := func(lhs, rhs ast.Expr) {
 		root := rootObj(info, lhs)
-		if root == nil || !isLocal(root, decl.Body) && !results[root] {
+		if root == nil || !isLocal(root, decl.Body) && !slices.Contains(named, root) {
 			return
 		}
 		for idx := range p.exprHolds(rhs, params, stored, parts) {

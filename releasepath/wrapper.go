@@ -213,32 +213,40 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 	info := p.pass.TypesInfo
 	params := declParams(info, decl)
 	wi := &wrapperInfo{names: map[int][][2]string{}}
-	if p.factsOnly {
-		// A fact carries the field releases and the kept parameters alone (factOf).
-		wi.fields = p.fieldReleases(decl, params)
-		wi.whenTrue = p.flagReleases(decl, params, wi.fields)
-		wi.keeps = p.keptParams(decl, params)
-		p.wrappers[fn] = wi
-		return wi
+	if !p.factsOnly { // a fact carries the field releases and the kept parameters alone (factOf)
+		wi.names, wi.makes = p.nameReleases(decl, params)
 	}
-	names := wi.names
+	wi.fields = p.fieldReleases(decl, params)
+	wi.whenTrue = p.flagReleases(decl, params, wi.fields)
+	wi.keeps = p.keptParams(decl, params)
+	p.wrappers[fn] = wi
+	return wi
+}
+
+// nameReleases computes wrapperInfo.names and wrapperInfo.makes for decl: the release calls
+// it makes on or with each parameter, on any path and through the wrappers it calls, and
+// those a literal it returns makes.
+func (p *pkgChecker) nameReleases(decl *ast.FuncDecl, params map[types.Object]int) (names, makes map[int][][2]string) {
+	info := p.pass.TypesInfo
+	names = map[int][][2]string{}
+	all := names
 	add := func(idx int, nf [2]string) {
 		if !slices.Contains(names[idx], nf) {
 			names[idx] = append(names[idx], nf)
 		}
 	}
 	returned := returnedLits(decl.Body)
-	wi.makes = p.returnedMethodReleases(decl, params)
+	makes = p.returnedMethodReleases(decl, params)
 	var inspect func(n ast.Node) bool
 	inspect = func(n ast.Node) bool {
 		if lit, ok := n.(*ast.FuncLit); ok && returned[lit] {
 			// What a returned literal releases, its caller releases by calling it.
-			if wi.makes == nil {
-				wi.makes = map[int][][2]string{}
+			if makes == nil {
+				makes = map[int][][2]string{}
 			}
-			names = wi.makes
+			names = makes
 			ast.Inspect(lit.Body, skipConditional(inspect))
-			names = wi.names
+			names = all
 			return false
 		}
 		call, ok := n.(*ast.CallExpr)
@@ -285,13 +293,9 @@ func (p *pkgChecker) wrapper(fn *types.Func) *wrapperInfo {
 	}
 	ast.Inspect(decl.Body, inspect)
 	if !p.everyReturnMakes(decl.Body) {
-		wi.makes = nil // if quiet { return func() error { return nil } }: it may make none
+		makes = nil // if quiet { return func() error { return nil } }: it may make none
 	}
-	wi.fields = p.fieldReleases(decl, params)
-	wi.whenTrue = p.flagReleases(decl, params, wi.fields)
-	wi.keeps = p.keptParams(decl, params)
-	p.wrappers[fn] = wi
-	return wi
+	return all, makes
 }
 
 // skipConditional wraps an inspector so that it skips what runs under a condition, in a loop or
