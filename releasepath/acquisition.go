@@ -65,6 +65,9 @@ type releaseCall struct {
 	call  *ast.CallExpr
 	stack []ast.Node // ancestors, outermost first
 	text  string     // "addrMgr.ReleaseAddress"
+	// viaHolder is set for a method of a local that holds the value (holderrelease): it
+	// releases, but is no evidence that the acquisition needs a release.
+	viaHolder bool
 }
 
 // callInfo is a call found in a function body, with its ancestors.

@@ -56,9 +56,12 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 				continue // veth named by n.hostName, deleted by the type's cleanup
 			}
 			p.paramRelease(a, body)
-			a.holders = compositeHolders(info, body, a, p.changesOf(fnNode))
+			a.holders = compositeHolders(info, body, a)
 			a.releases = p.findReleases(a, all)
 			p.closureCallReleases(a, all, body)
+			if a.pair == nil && len(a.releases) > 0 && !slices.ContainsFunc(a.releases, func(r *releaseCall) bool { return !r.viaHolder }) {
+				continue // a holder's method ends it, but is no evidence that the verb must be ended
+			}
 			if p.enteredHolding(a, all) || deferredBefore(info, a, body) {
 				continue
 			}
@@ -159,6 +162,8 @@ func (p *pkgChecker) findReleases(a *acquisition, all []callInfo) []*releaseCall
 		}
 		if p.isReleaseOf(a, c.call, c.fn) {
 			out = append(out, &releaseCall{call: c.call, stack: c.stack, text: types.ExprString(c.call.Fun)})
+		} else if p.holderReleases(a, c.call, c.fn) {
+			out = append(out, &releaseCall{call: c.call, stack: c.stack, text: types.ExprString(c.call.Fun), viaHolder: true})
 		}
 	}
 	return out
@@ -241,7 +246,7 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 		isRel := func(name, full string) bool {
 			return slices.ContainsFunc(a.pair.releases, func(r string) bool { return full == r || strings.HasSuffix(r, "."+name) })
 		}
-		return p.wrapperReleases(a, call, fn, isRel) || p.holderReleases(a, call, fn, isRel)
+		return p.wrapperReleases(a, call, fn, isRel)
 	}
 
 	name := fn.Name()
@@ -288,7 +293,7 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 	isRel := func(n, _ string) bool {
 		return slices.Contains(m.releases, n) || slices.Contains(m.relVerbs, n)
 	}
-	return p.wrapperReleases(a, call, fn, isRel) || p.holderReleases(a, call, fn, isRel)
+	return p.wrapperReleases(a, call, fn, isRel)
 }
 
 // madeRelease reports whether call, of a function of the package, returns a literal that

@@ -608,3 +608,82 @@ func inspectInLiterals(root ast.Node, visit func(n ast.Node, inLit bool)) {
 	}
 	ast.Inspect(root, walk)
 }
+
+// nonEmptyHolder reports whether the edge of cond says that a local slice holding the value
+// on this path is empty: a slice the path appended the value to (res = append(res, r)) has
+// an element, so len(res) == 0 takes its false edge there. cond is one term, as
+// [walker.correlated] takes it.
+func (w *walker) nonEmptyHolder(cond ast.Expr, edge bool, st *state) bool {
+	c, ok := cond.(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	info := w.p.pass.TypesInfo
+	lenOf := func(e ast.Expr) types.Object {
+		call, ok := ast.Unparen(e).(*ast.CallExpr)
+		if !ok || len(call.Args) != 1 {
+			return nil
+		}
+		if b, ok := info.Uses[calleeIdent(call)].(*types.Builtin); !ok || b.Name() != "len" {
+			return nil
+		}
+		id, ok := ast.Unparen(call.Args[0]).(*ast.Ident)
+		if !ok {
+			return nil
+		}
+		o := info.Uses[id]
+		if o == nil || !st.aliases[o] || w.a.values[o] || w.p.changesOf(w.fnNode).escaped[o] {
+			return nil // drop(&res), res.reset(), func() { res = nil }: emptied where the path cannot see
+		}
+		if _, ok := o.Type().Underlying().(*types.Slice); !ok {
+			return nil
+		}
+		return o
+	}
+	op, k := c.Op, c.Y
+	if lenOf(c.X) == nil {
+		if lenOf(c.Y) == nil {
+			return false
+		}
+		op, k = flipComparison(op), c.X // 0 == len(res) is len(res) == 0
+	}
+	tv, ok := info.Types[k]
+	if !ok || tv.Value == nil {
+		return false
+	}
+	n, exact := constant.Int64Val(constant.ToInt(tv.Value))
+	if !exact {
+		return false
+	}
+	// Whether the edge can hold for some length of at least one.
+	switch op {
+	case token.EQL:
+		return edge && n < 1
+	case token.NEQ:
+		return !edge && n < 1
+	case token.LSS:
+		return edge && n <= 1
+	case token.LEQ:
+		return edge && n < 1
+	case token.GTR:
+		return !edge && n < 1
+	case token.GEQ:
+		return !edge && n <= 1
+	}
+	return false
+}
+
+// flipComparison returns the operator of a comparison with its operands swapped: < for >.
+func flipComparison(op token.Token) token.Token {
+	switch op {
+	case token.LSS:
+		return token.GTR
+	case token.GTR:
+		return token.LSS
+	case token.LEQ:
+		return token.GEQ
+	case token.GEQ:
+		return token.LEQ
+	}
+	return op
+}

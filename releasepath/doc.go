@@ -138,7 +138,11 @@
 //     sub.client.mu.Unlock() }, nats-server's route protocol; if s.mode == modeLocked; if
 //     s.locked). A declaration the path meets again (x := … in a loop, the next iteration of a
 //     range) forgets it. Calls between the tests are taken not to change the fields, as a
-//     reader takes them.
+//     reader takes them. A local slice that holds the value on the path (res = append(res,
+//     f)) has an element: len(res) == 0 (also 0 == len(res), len(res) < 1) takes its false
+//     edge there, as pebble's benchmark keeps or closes each file it opens and fails only
+//     when it kept none; len(res) < 2 may still be true. Not for a slice whose address is
+//     taken (drop(&res)), that a pointer method is called on, or that a literal assigns.
 //   - neverreturns: panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal.
 //   - callerexits: a return whose error is known non-nil, in a function whose every call
 //     ends the process on that error: if err := run(); err != nil { log.Fatal(err) }, err
@@ -339,15 +343,18 @@
 //     func() { output.Close() }()). A local pointed at something else again (output =
 //     os.Stderr) releases nothing of it, and one whose address is taken or that a literal
 //     assigns releases nothing.
-//   - holderrelease: a local that a composite literal made holding the value in a field
-//     (ns := &proxyNS{nsPath: nsPath}), and that the function never assigns again, releases
+//   - holderrelease: a local that a composite literal made holding the value in a field, or
+//     in a field of a field (ns := &proxyNS{nsPath: nsPath}, var h = plain{f: f}, or var h
+//     *plain then h = &plain{f: f}), and that the function gives no other value, releases
 //     it by a method whose summary makes the value's release on its receiver or with a field
 //     of it: of this package on some path (buildkit's ns.Close(), which deletes n.nsPath
 //     unless its pool takes the namespace back), of another package on every path, by its
 //     fact; also in a deferred closure (defer func() { if retErr != nil { ns.Close() } }()).
 //     Which field that method releases is not compared: a Close that deletes another field
 //     of the holder is taken to release the value too. A method that releases nothing of
-//     the kind (ns.Describe()), or a holder made any other way, releases nothing of it.
+//     the kind (ns.Describe()), or a holder made any other way, releases nothing of it. Such
+//     a release ends an acquisition but is no evidence that it needs ending: a lock's holder
+//     whose replayWAL() unlocks its own mutex does not make the lock a thing to release.
 //   - handoff: returning the value, a closure that releases it or the release as a method value
 //     (return l.Unlock, nil), assigning it straight to a variable the function did not declare
 //     (a package variable, or in a literal the enclosing function's: conn, err =
@@ -439,7 +446,9 @@
 //     is handed on only where that error may be nil: a return where the path knows it is
 //     non-nil (if err != nil { return err }) has stored the nil result of a failed call,
 //     which keeps nothing, and the value leaks there; err assigned again makes the store a
-//     hand-off.
+//     hand-off (also by the acquisition met again around a loop), unless wrapped back into
+//     itself (err = fmt.Errorf("…: %w", err)). Only a test of err itself settles it (err !=
+//     nil, a term of &&): not errors.Is(err, x), a copy of err, or one term of ||.
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
 //     value is the resource for these rules, a string as much as a pointer.
 //   - errorevidence: a rollback, or a pair undone on error returns, is reported only at a

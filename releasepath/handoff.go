@@ -322,8 +322,22 @@ func (w *walker) compositeHandOff(call *ast.CallExpr, arg ast.Expr, st *state) b
 // the end of the acquisition's error once err is reassigned.
 func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 	info := w.p.pass.TypesInfo
-	if slices.ContainsFunc(lhs, func(l ast.Expr) bool { return slices.Contains(st.stored, rootObj(info, l)) }) {
+	if w.reassignsStored(lhs, rhs, st) {
 		return handedOn // err assigned again after t.out, err = newSniffer(fd): the store may keep it
+	}
+	// Go evaluates every right-hand side before it assigns: res, spare = spare, res moves
+	// the value into spare, whatever res is given.
+	var heldBefore []bool
+	if len(lhs) == len(rhs) && len(lhs) > 1 {
+		for _, r := range rhs {
+			heldBefore = append(heldBefore, w.holds(r, st))
+		}
+	}
+	holds := func(i int, r ast.Expr) bool {
+		if heldBefore != nil {
+			return heldBefore[i]
+		}
+		return r != nil && w.holds(r, st)
 	}
 	for i, l := range lhs {
 		var r ast.Expr
@@ -361,7 +375,7 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 				w.setFlag(info, l, r, st)
 			}
 		}
-		if o != nil && isLocal(o, w.body) && !(r != nil && w.holds(r, st)) {
+		if o != nil && isLocal(o, w.body) && !holds(i, r) {
 			// A local assigned anything else holds nothing of the value any more: unlock =
 			// func() {} after unlock := mu.Unlock, v = other after v := f. (What holds it
 			// stays an alias: list = append(list, x).)
@@ -393,7 +407,7 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 		if !(isIdent && id.Name == "_") && w.storesLockHolder(r, o != nil && isLocal(o, w.body)) {
 			return handedOn // toDelete = append(toDelete, &record{r: cr}): cr goes on locked
 		}
-		if w.holds(r, st) {
+		if holds(i, r) {
 			if o != nil && isLocal(o, w.body) {
 				st.aliases[o] = true // v2 := v, s := &server{ln: ln}, list = append(list, v)
 				continue
@@ -437,6 +451,25 @@ func (w *walker) tupleHolder(i int, l ast.Expr, rhs []ast.Expr, st *state) bool 
 		return false
 	}
 	return slices.ContainsFunc(w.p.heldArgsAt(call, i, false), func(e ast.Expr) bool { return w.holds(e, st) }) || w.partsHolder(call, i, st)
+}
+
+// reassignsStored reports whether lhs = rhs assigns again an error of st.stored (t.out, err
+// = newSniffer(fd), then err = other()): what the path knew of the store's error is gone.
+// Wrapping an error known non-nil back into it (err = fmt.Errorf("…: %w", err)) keeps it
+// non-nil, and the store failed as before.
+func (w *walker) reassignsStored(lhs, rhs []ast.Expr, st *state) bool {
+	info := w.p.pass.TypesInfo
+	for i, l := range lhs {
+		o := rootObj(info, l)
+		if o == nil || !slices.Contains(st.stored, o) {
+			continue
+		}
+		if len(lhs) == len(rhs) && slices.Contains(st.errSet, o) && w.nonNilError(rhs[i], st) {
+			continue
+		}
+		return true
+	}
+	return false
 }
 
 // lastError returns the variable of the error lhs assigns last (the err of s, err = f()), or

@@ -8,43 +8,82 @@ import (
 )
 
 // compositeHolders returns the locals of body that hold a's value in a field of their own
-// by the composite literal they are declared with (ns := &proxyNS{nsPath: nsPath}), and
-// that the function never assigns again, takes the address of or assigns in a literal:
-// what a method of one of them releases of its receiver, it may release of the value
-// (holderReleases).
-func compositeHolders(info *types.Info, body *ast.BlockStmt, a *acquisition, changes *varChanges) map[types.Object]bool {
-	var out map[types.Object]bool
-	holdsValue := func(e ast.Expr) bool {
+// (or a field of a field) by the one composite literal they are ever given (ns :=
+// &proxyNS{nsPath: nsPath}, var h = plain{f: f}, or var h *plain; h = &plain{f: f}): what a
+// method of one of them releases of its receiver, it may release of the value
+// (holderReleases). A local given anything else as well, anywhere in the function, is none.
+func compositeHolders(info *types.Info, body *ast.BlockStmt, a *acquisition) map[types.Object]bool {
+	var holdsValue func(e ast.Expr) bool
+	holdsValue = func(e ast.Expr) bool {
 		if kv, ok := e.(*ast.KeyValueExpr); ok {
 			e = kv.Value
 		}
-		id, ok := ast.Unparen(e).(*ast.Ident)
-		return ok && (a.values[info.Uses[id]] || a.basic[info.Uses[id]])
+		e = ast.Unparen(e)
+		if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			e = ast.Unparen(u.X)
+		}
+		switch x := e.(type) {
+		case *ast.Ident:
+			return a.values[info.Uses[x]] || a.basic[info.Uses[x]]
+		case *ast.CompositeLit:
+			return slices.ContainsFunc(x.Elts, holdsValue) // &outer{in: inner{f: f}}
+		}
+		return false
+	}
+	given := map[types.Object]int{} // how many values each local is given
+	var holders []types.Object
+	give := func(id *ast.Ident, value ast.Expr) {
+		o := info.ObjectOf(id)
+		if o == nil || !isLocal(o, body) {
+			return
+		}
+		given[o]++
+		if value != nil && isStructHolder(o.Type()) {
+			if _, lit := ast.Unparen(value).(*ast.CompositeLit); lit || isAllocation(info, value) {
+				if holdsValue(value) {
+					holders = append(holders, o)
+				}
+			}
+		}
 	}
 	ast.Inspect(body, func(n ast.Node) bool {
-		s, ok := n.(*ast.AssignStmt)
-		if !ok || s.Tok != token.DEFINE || len(s.Lhs) != len(s.Rhs) {
-			return true
-		}
-		for i, l := range s.Lhs {
-			id, ok := l.(*ast.Ident)
-			o := info.Defs[id]
-			if !ok || o == nil || !isStructHolder(o.Type()) || changes.changed([]string{objID(o)}) || changes.escaped[o] {
-				continue
-			}
-			e := ast.Unparen(s.Rhs[i])
-			if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
-				e = ast.Unparen(u.X)
-			}
-			if lit, ok := e.(*ast.CompositeLit); ok && slices.ContainsFunc(lit.Elts, holdsValue) {
-				if out == nil {
-					out = map[types.Object]bool{}
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+					var value ast.Expr
+					if len(n.Lhs) == len(n.Rhs) {
+						value = n.Rhs[i]
+					}
+					give(id, value)
 				}
-				out[o] = true
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if len(n.Values) == len(n.Names) {
+					give(id, n.Values[i])
+				} else if len(n.Values) > 0 {
+					give(id, nil) // var h, err = open()
+				}
+			}
+		case *ast.RangeStmt:
+			for _, e := range []ast.Expr{n.Key, n.Value} {
+				if id, ok := e.(*ast.Ident); ok {
+					give(id, nil)
+				}
 			}
 		}
 		return true
 	})
+	var out map[types.Object]bool
+	for _, o := range holders {
+		if given[o] == 1 {
+			if out == nil {
+				out = map[types.Object]bool{}
+			}
+			out[o] = true
+		}
+	}
 	return out
 }
 
@@ -53,8 +92,9 @@ func compositeHolders(info *types.Info, body *ast.BlockStmt, a *acquisition, cha
 // release on its receiver or with a field of it on some path (buildkit's ns.Close(), whose
 // release deletes n.nsPath), or another package's whose fact says it releases a field of its
 // receiver on every path. Which field is not compared: a holder's Close is taken to release
-// what it holds.
-func (p *pkgChecker) holderReleases(a *acquisition, call *ast.CallExpr, fn *types.Func, isRel func(name, full string) bool) bool {
+// what it holds. Such a release ends the acquisition but is no evidence that it needs one
+// (see checkFunc): d.replayWAL() does not make d's directory lock a thing to release.
+func (p *pkgChecker) holderReleases(a *acquisition, call *ast.CallExpr, fn *types.Func) bool {
 	if len(a.holders) == 0 {
 		return false
 	}
@@ -67,12 +107,12 @@ func (p *pkgChecker) holderReleases(a *acquisition, call *ast.CallExpr, fn *type
 		return false
 	}
 	for _, nf := range wi.names[-1] {
-		if isRel(nf[0], nf[1]) {
+		if a.isReleaseName(nf[0], nf[1]) {
 			return true
 		}
 	}
 	for _, f := range wi.fields[-1] {
-		if f[0] != "" && isRel(f[1], "") {
+		if f[0] != "" && a.isReleaseName(f[1], "") {
 			return true
 		}
 	}

@@ -377,7 +377,11 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 	case *ast.AssignStmt:
 		if ts := w.typeSwitchOf(s); ts != nil {
 			w.typeSwitchAliases(ts, st)
-		} else if s != w.a.node {
+		} else if s == w.a.node {
+			if w.reassignsStored(s.Lhs, s.Rhs, st) {
+				return handedOn // the acquisition met again around a loop assigns the stored err anew
+			}
+		} else {
 			if v := w.assign(s.Lhs, s.Rhs, st); v != goOn {
 				return v
 			}

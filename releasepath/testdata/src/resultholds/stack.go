@@ -3,6 +3,7 @@ package resultholds
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -478,6 +479,54 @@ func (t *tap) attachReassigned(path string) error {
 	err = t.out.check()
 	if err != nil {
 		return err
+	}
+	return nil
+}
+
+// attachEach stores a sniffer of each file: a failure leaks that file, and the acquisition
+// met again around the loop assigns the stored err anew, which hands the last store on.
+func attachEach(paths []string, outs []*sniffer) error {
+	for i, p := range paths {
+		fd, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		outs[i], err = newSniffer(fd)
+		if err != nil {
+			return err // want `return may skip fd.Close \(Create at line \d+\)`
+		}
+	}
+	return nil
+}
+
+// attachEachOuterErr is attachEach with fd and err declared before the loop.
+func attachEachOuterErr(paths []string, outs []*sniffer) error {
+	var fd *os.File
+	var err error
+	for i, p := range paths {
+		fd, err = os.Create(p)
+		if err != nil {
+			return err
+		}
+		outs[i], err = newSniffer(fd)
+		if err != nil {
+			return err // want `return may skip fd.Close \(Create at line \d+\)`
+		}
+	}
+	return nil
+}
+
+// attachWrapped wraps the failed call's error back into err: still non-nil, the store still
+// failed.
+func (t *tap) attachWrapped(path string) error {
+	fd, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	t.out, err = newSniffer(fd)
+	if err != nil {
+		err = fmt.Errorf("sniff: %w", err)
+		return err // want `return may skip fd.Close \(Create at line \d+\)`
 	}
 	return nil
 }
