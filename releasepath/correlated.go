@@ -655,7 +655,7 @@ func (w *walker) nonEmptyHolder(cond ast.Expr, edge bool, st *state) bool {
 	if !exact {
 		return false
 	}
-	// Whether the edge can hold for some length of at least one.
+	// Prune the edge that no length of at least one satisfies (len(res) == 0, len(res) < 1).
 	switch op {
 	case token.EQL:
 		return edge && n < 1
