@@ -240,13 +240,10 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 		// The value may be released through an interface (c.Close() on the io.Closer
 		// parameter of closeIt := func(c io.Closer) { c.Close() }, passed f), and a wrapper
 		// may do so too.
-		if onValue && isInterfaceMethod(fn) && slices.ContainsFunc(a.pair.releases, func(r string) bool { return strings.HasSuffix(r, "."+fn.Name()) }) {
+		if onValue && isInterfaceMethod(fn) && a.releaseNamed(fn.Name()) {
 			return true
 		}
-		isRel := func(name, full string) bool {
-			return slices.ContainsFunc(a.pair.releases, func(r string) bool { return full == r || strings.HasSuffix(r, "."+name) })
-		}
-		return p.wrapperReleases(a, call, fn, isRel)
+		return p.wrapperReleases(a, call, fn, a.isReleaseName)
 	}
 
 	name := fn.Name()
@@ -290,10 +287,7 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 	if a.held != nil {
 		return false // the lock is a.recvKey alone: x.other.Unlock() releases nothing of lockTable(x)
 	}
-	isRel := func(n, _ string) bool {
-		return slices.Contains(m.releases, n) || slices.Contains(m.relVerbs, n)
-	}
-	return p.wrapperReleases(a, call, fn, isRel)
+	return p.wrapperReleases(a, call, fn, a.isReleaseName)
 }
 
 // madeRelease reports whether call, of a function of the package, returns a literal that

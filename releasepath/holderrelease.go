@@ -38,12 +38,8 @@ func compositeHolders(info *types.Info, body *ast.BlockStmt, a *acquisition) map
 			return
 		}
 		given[o]++
-		if value != nil && isStructHolder(o.Type()) {
-			if _, lit := ast.Unparen(value).(*ast.CompositeLit); lit || isAllocation(info, value) {
-				if holdsValue(value) {
-					holders = append(holders, o)
-				}
-			}
+		if value != nil && isStructHolder(o.Type()) && isAllocation(info, value) && holdsValue(value) {
+			holders = append(holders, o)
 		}
 	}
 	ast.Inspect(body, func(n ast.Node) bool {
