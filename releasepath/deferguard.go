@@ -460,6 +460,9 @@ func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRe
 			}
 			return condRelease{}, deferUnrelated
 		}
+		if (c.Op == token.GEQ || c.Op == token.GTR) && want && w.descriptorGuard(info, c) {
+			return condRelease{}, deferUnconditional // if fd >= 0 { syscall.Close(fd) }
+		}
 		if c.Op != token.EQL && c.Op != token.NEQ {
 			return condRelease{}, deferUnrelated
 		}
@@ -484,6 +487,11 @@ func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRe
 				return condRelease{}, deferUnconditional // if f != nil { f.Close() }
 			}
 			return condRelease{}, deferUnrelated
+		}
+		if tv, ok := info.Types[y]; ok && tv.Value != nil && w.a.basic[o] && (c.Op == token.NEQ) == want {
+			// if fd != 0 { syscall.Close(fd) }: the guard of a descriptor, as f != nil is a
+			// file's; it skips the one value the handle has when it holds nothing.
+			return condRelease{}, deferUnconditional
 		}
 		if w.isFlag(o) {
 			if tv, ok := info.Types[y]; ok && tv.Value != nil {
@@ -685,4 +693,15 @@ func (w *walker) reassignedAfter() bool {
 		return !found
 	})
 	return found
+}
+
+// descriptorGuard reports whether c, a comparison fd >= k or fd > k, tests a basic handle of
+// the acquisition against a constant k of at most 0: true wherever it holds a descriptor.
+func (w *walker) descriptorGuard(info *types.Info, c *ast.BinaryExpr) bool {
+	id, ok := ast.Unparen(c.X).(*ast.Ident)
+	if !ok || !w.a.basic[info.ObjectOf(id)] {
+		return false
+	}
+	tv, ok := info.Types[c.Y]
+	return ok && tv.Value != nil && tv.Value.Kind() == constant.Int && constant.Sign(tv.Value) <= 0
 }

@@ -206,7 +206,9 @@
 //     f.Close(), defer closeQuietly(f) or defer func(f *os.File) { f.Close() }(f) before
 //     the open closes nothing of it.
 //   - selectend: the end of a function no path falls off: a select whose every case returns.
-//   - deferguard: a deferred release counts when unconditional or under a nil guard, and on
+//   - deferguard: a deferred release counts when unconditional or under a nil guard (or a
+//     descriptor's: if fd != 0, if fd >= 0, which skip only the value it has when it holds
+//     nothing; go-fuse's posixtest reopens fd under such a close deferred earlier), and on
 //     the paths where it runs when under an ok flag the function sets (defer func() { if !ok
 //     { release } }()) or an error (if err != nil for a named err, or for a local err where
 //     it is non-nil; if err == nil only where err is nil), or both (if err != nil && created,
