@@ -246,7 +246,7 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 		return p.wrapperReleases(a, call, fn, a.isReleaseName)
 	}
 
-	name := fn.Name()
+	name := mustless(fn.Name())
 	m := a.verb
 	strict := slices.Contains(m.releases, name)
 	bare := slices.ContainsFunc(m.relVerbs, func(v string) bool { return strings.EqualFold(v, name) })
@@ -308,6 +308,7 @@ func (p *pkgChecker) madeRelease(a *acquisition, call *ast.CallExpr) bool {
 // isReleaseName reports whether a call of name (full name full) is a's release by name: one
 // of its pair's releases, or of its verb's.
 func (a *acquisition) isReleaseName(name, full string) bool {
+	name = mustless(name)
 	if a.pair != nil {
 		return slices.ContainsFunc(a.pair.releases, func(r string) bool { return full == r || strings.HasSuffix(r, "."+name) })
 	}

@@ -42,7 +42,10 @@
 //     or number and no error (mountpoint := d.mountPath(id), the path of a mount) is not
 //     ended by a bare verb that takes the value (unix.Unmount(mountpoint, 0)), only by a
 //     release that names its noun (id := p.AllocateID() by p.ReleaseID(id)) or the swapped
-//     verb on the same receiver with the same value (p.Release(id)).
+//     verb on the same receiver with the same value (p.Release(id)). A release may lead
+//     with Must, Go's word for the variant that panics instead of returning an error: defer
+//     t.MustRollback() ends t, err := d.BeginTx(ctx) (kine); an acquisition keeps it, so
+//     prometheus.MustRegister is no Register to undo.
 //   - samevalue: the same value or arguments are compared by types.Object (or as equal
 //     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is evidence
 //     for it: a function that holds a and releases only other reports nothing, since nothing

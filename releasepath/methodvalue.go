@@ -54,6 +54,7 @@ func (w *walker) aliasRelease(call *ast.CallExpr, st *state) bool {
 // releaseNamed reports whether a method of this name releases a: the method of a pair's
 // release, or a release of a's verb.
 func (a *acquisition) releaseNamed(name string) bool {
+	name = mustless(name)
 	if a.pair != nil {
 		return slices.ContainsFunc(a.pair.releases, func(r string) bool { return strings.HasSuffix(r, "."+name) })
 	}

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // releaseVerbs are the verbs that may end an acquisition: a wrapper's record keeps only the
@@ -26,7 +27,7 @@ var releaseVerbs = func() map[string]bool {
 // isReleaseName reports whether a call of name (full name full) may be a release: it leads
 // with a release verb, after a lock's mode (RUnlock).
 func (p *pkgChecker) isReleaseName(name, full string) bool {
-	ws := words(name)
+	ws := words(mustless(name))
 	lead := 0
 	for lead < len(ws)-1 && verbModifiers[ws[lead]] {
 		lead++
@@ -40,6 +41,16 @@ func (p *pkgChecker) isReleaseName(name, full string) bool {
 		}
 	}
 	return false
+}
+
+// mustless returns name without a leading Must, Go's word for a function that panics
+// where its namesake returns an error: kine's t.MustRollback() is a Rollback. Only a release
+// loses it; an acquisition keeps it (prometheus.MustRegister registers for good).
+func mustless(name string) string {
+	if rest, ok := strings.CutPrefix(name, "Must"); ok && rest != "" && unicode.IsUpper(rune(rest[0])) {
+		return rest
+	}
+	return name
 }
 
 // wrapperInfo records, for one function, the release calls it makes on or with each of its
