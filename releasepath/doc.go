@@ -431,7 +431,10 @@
 //     err := sniffer.NewWithWriter(lower, fd, n) or v, err := t.View(), a string or a
 //     number too, and with no fact none does, so result, err :=
 //     current.NewResultFromResult(r) keeps nothing of r, and return lib.Fresh(f) hands
-//     nothing on). A result that holds only a part of the value (return c.dataOnly()), or
+//     nothing on). In a summary, the variable each case of a type switch on a parameter
+//     binds is the parameter (switch c := c.(type) { case *net.TCPConn: return
+//     &tcpConn{c} }: go-multiaddr's WrapNetConn keeps the connection it wraps), unless the
+//     function assigns the parameter. A result that holds only a part of the value (return c.dataOnly()), or
 //     that a function of the package passed the value makes of something else (return
 //     freshPlain(c)), keeps nothing of it; but a part of a local that holds the value in a
 //     field may be the value: with client := fcgiClient{rwc: conn}, resp, err :=

@@ -436,7 +436,47 @@ func declParams(info *types.Info, decl *ast.FuncDecl) map[types.Object]int {
 			i++
 		}
 	}
+	switchedParams(info, decl.Body, params)
 	return params
+}
+
+// switchedParams adds to params the variable each case of a type switch on a parameter
+// binds (switch c := c.(type) { case *net.TCPConn: return &tcpConn{c} }, go-multiaddr's
+// wrap): it is the parameter, as the type its case names. Not when the function assigns
+// the parameter, which the switch may then read after.
+func switchedParams(info *types.Info, body *ast.BlockStmt, params map[types.Object]int) {
+	if body == nil || len(params) == 0 {
+		return
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		ts, ok := n.(*ast.TypeSwitchStmt)
+		if !ok {
+			return true
+		}
+		as, ok := ts.Assign.(*ast.AssignStmt)
+		if !ok || len(as.Rhs) != 1 {
+			return true
+		}
+		ta, ok := ast.Unparen(as.Rhs[0]).(*ast.TypeAssertExpr)
+		if !ok {
+			return true
+		}
+		id, ok := ast.Unparen(ta.X).(*ast.Ident)
+		if !ok {
+			return true
+		}
+		v, ok := info.Uses[id].(*types.Var)
+		i, isParam := params[v]
+		if !ok || !isParam || changedIn(info, v, body) {
+			return true
+		}
+		for _, c := range ts.Body.List {
+			if o := info.Implicits[c]; o != nil {
+				params[o] = i
+			}
+		}
+		return true
+	})
 }
 
 func isIdent(e ast.Expr) bool {

@@ -352,6 +352,19 @@ func collected(path string) ([]io.Writer, error) {
 	return ws, nil
 }
 
+// wrappedByType keeps the file in what another package's type switch wraps it in.
+func wrappedByType(path string) (io.Writer, error) {
+	fd, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	w, err := closers.WrapWriter(fd)
+	if err != nil {
+		return nil, err // want `return may skip fd.Close \(Create at line \d+\)`
+	}
+	return w, nil
+}
+
 // packedThrough keeps the file in a packet made two packages away.
 func packedThrough(path string) (*inner.Packet, error) {
 	fd, err := os.Create(path)

@@ -229,6 +229,33 @@ func Buffered(w io.Writer) (*bufio.Writer, any, func() io.Writer, error) { // wa
 	return bufio.NewWriter(w), any(w), func() io.Writer { return w }, nil
 }
 
+// WrapWriter wraps w by its type, as go-multiaddr's WrapNetConn wraps a connection: the
+// variable each case binds is w, so every result it makes holds w.
+func WrapWriter(w io.Writer) (io.Writer, error) { // want WrapWriter:`releases\(\) result0\(0\)`
+	if w == nil {
+		return nil, errors.New("nil writer")
+	}
+	switch w := w.(type) {
+	case *os.File:
+		return &struct{ *os.File }{w}, nil
+	case *bufio.Writer:
+		return &struct{ *bufio.Writer }{w}, nil
+	default:
+		return &struct{ io.Writer }{w}, nil
+	}
+}
+
+// WrapOther switches on w after it assigned w another writer: the cases bind that one,
+// which is not the w passed, and a summary does not follow the assignment. No fact.
+func WrapOther(w io.Writer, other io.Writer) (io.Writer, error) {
+	w = other
+	switch w := w.(type) {
+	case *os.File:
+		return &struct{ *os.File }{w}, nil
+	}
+	return nil, errors.New("not a file")
+}
+
 // AsFile asserts w to a file. A summary does not read a type assertion: a result asserted
 // from another's (return newResult.(*Result), nil in the CNI's NewResultFromResult) is taken
 // as a value of its own. No fact.
