@@ -434,11 +434,11 @@
 //     nothing on). In a summary, the variable each case of a type switch on a parameter
 //     binds is the parameter (switch c := c.(type) { case *net.TCPConn: return
 //     &tcpConn{c} }: go-multiaddr's WrapNetConn keeps the connection it wraps), unless the
-//     function assigns the parameter. A result that holds only a part of the value (return c.dataOnly()), or
-//     that a function of the package passed the value makes of something else (return
-//     freshPlain(c)), keeps nothing of it; but a part of a local that holds the value in a
-//     field may be the value: with client := fcgiClient{rwc: conn}, resp, err :=
-//     client.Get() holds conn when Get returns a response whose body keeps c.rwc (caddy's
+//     function assigns the parameter. A result that holds only a part of the value (return
+//     c.dataOnly()), or that a function of the package passed the value makes of something
+//     else (return freshPlain(c)), keeps nothing of it; but a part of a local that holds
+//     the value in a field may be the value: with client := fcgiClient{rwc: conn}, resp,
+//     err := client.Get() holds conn when Get returns a response whose body keeps c.rwc (caddy's
 //     FastCGI transport), through the locals and named results it is stored in (closer :=
 //     bodyCloser{rwc: c.rwc}; resp.Body = closer). A part is a field that can hold a value
 //     (c.rwc, not the number c.reqID), and which field holds the value is not compared: a
