@@ -157,7 +157,7 @@ func (p *pkgChecker) findReleases(a *acquisition, all []callInfo) []*releaseCall
 		if c.call == a.call || c.fn == nil {
 			continue
 		}
-		if exclusiveBranches(a.stmtStack, c.stack) {
+		if exclusiveBranches(a.stmtStack, c.stack) && !a.carriedAround(a.stmtStack, c.stack) {
 			continue // the other case of a switch: a handler that reserves or releases, never both
 		}
 		if p.isReleaseOf(a, c.call, c.fn) {
@@ -171,9 +171,9 @@ func (p *pkgChecker) findReleases(a *acquisition, all []callInfo) []*releaseCall
 
 // exclusiveBranches reports whether two calls, with their ancestors x and y, sit in branches
 // of which at most one runs: two cases of one switch or select, or the then and else of one
-// if. A release there never follows the acquisition (in the same pass through the code), so
+// if. A release there never follows the acquisition in the same pass through the code, so
 // it is no evidence for it: switch op { case reserve: c.ReserveAddress(…) case release:
-// c.ReleaseAddress(…) }.
+// c.ReleaseAddress(…) }; a loop that carries the value is another matter (carriedAround).
 func exclusiveBranches(x, y []ast.Node) bool {
 	i := 0
 	for i < len(x) && i < len(y) && x[i] == y[i] {
@@ -191,6 +191,25 @@ func exclusiveBranches(x, y []ast.Node) bool {
 		return (cx && cy) || (mx && my)
 	case *ast.IfStmt:
 		return (x[i] == parent.Body && y[i] == parent.Else) || (x[i] == parent.Else && y[i] == parent.Body)
+	}
+	return false
+}
+
+// carriedAround reports whether a loop around both of two calls, with their ancestors x and
+// y, carries a's value from one iteration to the next: a variable that holds it is declared
+// outside the loop. The other branch of an if in it then runs after the acquisition, in a
+// later iteration: gowarc's writer opens its next file when the batch is large and closes
+// it when the channel is closed.
+func (a *acquisition) carriedAround(x, y []ast.Node) bool {
+	for i := 0; i < len(x) && i < len(y) && x[i] == y[i]; i++ {
+		switch x[i].(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			for o := range a.values {
+				if o.Pos() < x[i].Pos() || o.Pos() >= x[i].End() {
+					return true
+				}
+			}
+		}
 	}
 	return false
 }

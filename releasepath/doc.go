@@ -195,7 +195,12 @@
 //     defer of anything but a context's cancel) keep every finding.
 //   - loopinstance: a path around a loop back to the acquisition ends that instance's
 //     search; the next iteration's acquisition is its own: for … { mu.Lock(); …;
-//     mu.Unlock() }.
+//     mu.Unlock() }. A release in the other branch of an if, or another case of a switch or
+//     select, neither ends the acquisition nor is evidence for it, since at most one of
+//     them runs (switch op { case reserve: … case release: … }), unless a loop around both
+//     carries the value in a variable declared outside it: the other branch then runs in a
+//     later iteration (gowarc's record writer opens its next file when a batch is big, and
+//     closes it when the channel is closed).
 //   - enteredholding: a function entered holding the lock, whose first call on it is the
 //     release, takes back its caller's lock: c.mu.Unlock(); runtime.Gosched(); c.mu.Lock().
 //   - deferredbefore: a release deferred earlier in the function's own body runs after a
@@ -211,8 +216,10 @@
 //   - selectend: the end of a function no path falls off: a select whose every case returns.
 //   - deferguard: a deferred release counts when unconditional or under a nil guard (or a
 //     descriptor's: if fd != 0, if fd >= 0, which skip only the value it has when it holds
-//     nothing; go-fuse's posixtest reopens fd under such a close deferred earlier), and on
-//     the paths where it runs when under an ok flag the function sets (defer func() { if !ok
+//     nothing; go-fuse's posixtest reopens fd under such a close deferred earlier), also
+//     through a sync.Once whose every Do in the function is given a release (defer
+//     once.Do(func() { f.Close() }), minio-go's snowball upload: whichever Do runs first
+//     closes f), and on the paths where it runs when under an ok flag the function sets (defer func() { if !ok
 //     { release } }()) or an error (if err != nil for a named err, or for a local err where
 //     it is non-nil; if err == nil only where err is nil), or both (if err != nil && created,
 //     where every term holds: buildkit deletes a lease it created when the update fails);
