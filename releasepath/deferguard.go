@@ -240,13 +240,16 @@ func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
 		}
 	}
 	lit, ok := ast.Unparen(d.Call.Fun).(*ast.FuncLit)
+	args := len(d.Call.Args)
 	if !ok {
-		// defer reject(nil) for reject := func(…) { if held { … } }: as its literal deferred.
-		if lit = w.p.calledLiteral(d.Call, w.body); lit == nil {
+		if lit = w.onceDone(d.Call); lit != nil {
+			ok, args = true, 0 // defer once.Do(func() { f.Close() }): the literal, deferred
+		} else if lit = w.p.calledLiteral(d.Call, w.body); lit == nil {
+			// defer reject(nil) for reject := func(…) { if held { … } }: as its literal deferred.
 			return false
 		}
 	}
-	if v, alias := w.deferredVarCall(lit); v != nil && ok && len(d.Call.Args) == 0 && (d.Pos() > w.a.call.Pos() || w.aroundAcquisition(d)) {
+	if v, alias := w.deferredVarCall(lit); v != nil && ok && args == 0 && (d.Pos() > w.a.call.Pos() || w.aroundAcquisition(d)) {
 		st.conds = append(st.conds, condRelease{fnVar: v, viaAlias: alias}) // releases what v holds at the return
 	}
 	params := litParams(w.p.pass.TypesInfo, lit)
@@ -704,4 +707,45 @@ func (w *walker) descriptorGuard(info *types.Info, c *ast.BinaryExpr) bool {
 	}
 	tv, ok := info.Types[c.Y]
 	return ok && tv.Value != nil && tv.Value.Kind() == constant.Int && constant.Sign(tv.Value) <= 0
+}
+
+// onceDone returns the literal of call when call is once.Do(func() { … }) of a sync.Once,
+// and every Do of that once in the function is given a literal that releases: whichever
+// runs first is a release, and the once runs no other (minio-go's snowball upload defers
+// once.Do(func() { f.Close() }), and its reader closes f by the same once before it opens
+// the file again).
+func (w *walker) onceDone(call *ast.CallExpr) *ast.FuncLit {
+	info := w.p.pass.TypesInfo
+	lit, key, ok := onceDo(info, call)
+	if !ok {
+		return nil
+	}
+	all := true
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		if c, isCall := n.(*ast.CallExpr); isCall && all {
+			if l, k, ok := onceDo(info, c); ok && k == key && (l == nil || w.litReleases(l) == nil) {
+				all = false
+			}
+		}
+		return all
+	})
+	if !all {
+		return nil
+	}
+	return lit
+}
+
+// onceDo returns the literal a call of sync.Once's Do is given (nil for any other function
+// value), with the key of its once, when call is one.
+func onceDo(info *types.Info, call *ast.CallExpr) (*ast.FuncLit, string, bool) {
+	fn, ok := typeInfoCallee(info, call)
+	if !ok || fn.Name() != "Do" || fn.Pkg() == nil || fn.Pkg().Path() != "sync" || len(call.Args) != 1 {
+		return nil, "", false
+	}
+	key, ok := recvKeyOf(info, call)
+	if !ok {
+		return nil, "", false
+	}
+	lit, _ := ast.Unparen(call.Args[0]).(*ast.FuncLit)
+	return lit, key, true
 }
