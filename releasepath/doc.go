@@ -438,7 +438,12 @@
 //     err := sniffer.NewWithWriter(lower, fd, n) or v, err := t.View(), a string or a
 //     number too, and with no fact none does, so result, err :=
 //     current.NewResultFromResult(r) keeps nothing of r, and return lib.Fresh(f) hands
-//     nothing on). In a summary, the variable each case of a type switch on a parameter
+//     nothing on). So does the result of an interface's method called on a local that
+//     holds the value, not on the value itself, when its type can refer to anything: no
+//     summary can say it does not (signers, err := ac.Signers() for ac :=
+//     agent.NewClient(conn): the signers sign through conn, go-libvirt's agent auth);
+//     conn.RemoteAddr() is the value's own data, and ac.List()'s []string refers to
+//     nothing. In a summary, the variable each case of a type switch on a parameter
 //     binds is the parameter (switch c := c.(type) { case *net.TCPConn: return
 //     &tcpConn{c} }: go-multiaddr's WrapNetConn keeps the connection it wraps), unless the
 //     function assigns the parameter. A result that holds only a part of the value (return

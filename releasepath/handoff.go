@@ -68,6 +68,10 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 			if t := info.TypeOf(x); t == nil || isError(t) || isBasic(t) {
 				return
 			}
+			if w.holderInterfaceCall(x, info.TypeOf(x), st) {
+				found = true
+				return
+			}
 			if held, known := w.resultHoldsValue(x, func(e ast.Expr) bool { return w.holds(e, st) }); known {
 				// A function of the package says what its result holds: c.getPoolRows(rows)
 				// keeps c (resultholds), freshPlain(c) nothing of it.
@@ -443,6 +447,9 @@ func (w *walker) tupleHolder(i int, l ast.Expr, rhs []ast.Expr, st *state) bool 
 		return false // most calls: decided before any callee's summary is computed
 	}
 	info := w.p.pass.TypesInfo
+	if w.holderInterfaceCall(call, info.TypeOf(l), st) {
+		return true
+	}
 	fn, ok := typeInfoCallee(info, call)
 	if !ok || fn.Pkg() == w.p.pass.Pkg && w.p.decls[fn.Origin()] == nil {
 		return false
@@ -451,6 +458,25 @@ func (w *walker) tupleHolder(i int, l ast.Expr, rhs []ast.Expr, st *state) bool 
 		return false
 	}
 	return slices.ContainsFunc(w.p.heldArgsAt(call, i, false), func(e ast.Expr) bool { return w.holds(e, st) }) || w.partsHolder(call, i, st)
+}
+
+// holderInterfaceCall reports whether call is a method of an interface, called on a local
+// that holds the value (not the value itself), whose result, of type t, may keep that
+// holder: no summary can say it does not. An ssh agent's signers sign through the client
+// made of the connection (signers, err := ac.Signers() for ac := agent.NewClient(conn),
+// go-libvirt's agent auth). A method of the value is read as its data: conn.RemoteAddr().
+func (w *walker) holderInterfaceCall(call *ast.CallExpr, t types.Type, st *state) bool {
+	info := w.p.pass.TypesInfo
+	r := receiver(info, call)
+	if r == nil {
+		return false
+	}
+	o := rootObj(info, r)
+	if o == nil || !st.aliases[o] || w.a.values[o] {
+		return false
+	}
+	fn, ok := typeInfoCallee(info, call)
+	return ok && isInterfaceMethod(fn) && mayRefer(t, 0)
 }
 
 // reassignsStored reports whether lhs = rhs assigns again an error of st.stored (t.out, err
@@ -799,4 +825,40 @@ func (w *walker) storesLockHolder(e ast.Expr, toLocal bool) bool {
 func calleeIdent(call *ast.CallExpr) *ast.Ident {
 	id, _ := ast.Unparen(call.Fun).(*ast.Ident)
 	return id
+}
+
+// mayRefer reports whether a value of type t can refer to another value: a pointer, an
+// interface other than error, a channel or a function, or a container or struct of one.
+// []string and map[string]int cannot.
+func mayRefer(t types.Type, depth int) bool {
+	if t == nil || depth > 4 {
+		return t != nil
+	}
+	switch u := types.Unalias(t).Underlying().(type) {
+	case *types.Basic:
+		return false
+	case *types.Interface:
+		return !isError(t)
+	case *types.Slice:
+		return mayRefer(u.Elem(), depth+1)
+	case *types.Array:
+		return mayRefer(u.Elem(), depth+1)
+	case *types.Map:
+		return mayRefer(u.Key(), depth+1) || mayRefer(u.Elem(), depth+1)
+	case *types.Struct:
+		for f := range u.Fields() {
+			if mayRefer(f.Type(), depth+1) {
+				return true
+			}
+		}
+		return false
+	case *types.Tuple:
+		for v := range u.Variables() {
+			if mayRefer(v.Type(), depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
 }

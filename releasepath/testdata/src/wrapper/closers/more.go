@@ -243,3 +243,16 @@ func (t *Tracer) Close() error {
 	}
 	return nil
 }
+
+// Agent is an ssh agent's client: its signers sign through the connection it was made of.
+type Agent interface {
+	Signers() ([]Signer, error)
+	List() ([]string, error)
+	Signer() Signer
+}
+
+// Signer signs data.
+type Signer interface{ Sign(b []byte) ([]byte, error) }
+
+// NewAgent returns a client of the agent at the other end of rw.
+func NewAgent(rw io.ReadWriter) Agent { return nil }
