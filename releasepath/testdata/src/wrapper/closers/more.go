@@ -252,7 +252,9 @@ type Agent interface {
 }
 
 // Signer signs data.
-type Signer interface{ Sign(b []byte) ([]byte, error) }
+type Signer interface {
+	Sign(b []byte) ([]byte, error)
+}
 
 // NewAgent returns a client of the agent at the other end of rw.
 func NewAgent(rw io.ReadWriter) Agent { return nil }
