@@ -344,16 +344,7 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 		return r != nil && w.holds(r, st)
 	}
 	for i, l := range lhs {
-		var r ast.Expr
-		var tupleErr types.Object // the err of t.out, err = newSniffer(fd)
-		if len(lhs) == len(rhs) {
-			r = rhs[i]
-		} else if w.tupleHolder(i, l, rhs, st) || w.tupleMaker(l, rhs) {
-			r = rhs[0] // s, err := newSniffer(fd): s holds what the call's result holds
-			tupleErr = lastError(info, lhs)
-		} else if len(rhs) == 1 && i == 0 && isTypeAssert(rhs[0]) {
-			r = rhs[0] // tc, ok := conn.(*tls.Conn): tc is conn
-		}
+		r, tupleErr := w.assignedFrom(i, lhs, rhs, st)
 		l = ast.Unparen(l)
 		id, isIdent := l.(*ast.Ident)
 		var o types.Object
@@ -364,20 +355,7 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 			}
 		}
 		if o != nil {
-			if o == w.a.errObj {
-				st.errLive = false
-			}
-			// err = fmt.Errorf("…: %w", err) keeps err non-nil: decided before err's
-			// evidence is dropped, since the value may name err itself.
-			nonNil := r != nil && isError(o.Type()) && w.nonNilError(r, st)
-			st.nilErr = remove(st.nilErr, o)
-			st.errSet = remove(st.errSet, o)
-			if nonNil {
-				st.errSet = append(st.errSet, o)
-			}
-			if r != nil {
-				w.setFlag(info, l, r, st)
-			}
+			w.assignKnown(o, l, r, st)
 		}
 		if o != nil && isLocal(o, w.body) && !holds(i, r) {
 			// A local assigned anything else holds nothing of the value any more: unlock =
@@ -429,6 +407,42 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 		}
 	}
 	return goOn
+}
+
+// assignedFrom returns what lhs[i] is assigned, as far as what it holds goes: its own right
+// side, the call of s, err := newSniffer(fd) for an s that holds what the call's result
+// holds (with err, the call's error), the assertion of tc, ok := conn.(*tls.Conn) for tc;
+// nil when it is assigned nothing the search reads.
+func (w *walker) assignedFrom(i int, lhs, rhs []ast.Expr, st *state) (r ast.Expr, tupleErr types.Object) {
+	switch {
+	case len(lhs) == len(rhs):
+		return rhs[i], nil
+	case w.tupleHolder(i, lhs[i], rhs, st) || w.tupleMaker(lhs[i], rhs):
+		return rhs[0], lastError(w.p.pass.TypesInfo, lhs)
+	case len(rhs) == 1 && i == 0 && isTypeAssert(rhs[0]):
+		return rhs[0], nil
+	}
+	return nil, nil
+}
+
+// assignKnown updates what the path knows of the variable o, assigned r (nil when unknown):
+// the acquisition's error is no longer live in it, it is non-nil only where r is, and a
+// flag takes r's constant.
+func (w *walker) assignKnown(o types.Object, l, r ast.Expr, st *state) {
+	if o == w.a.errObj {
+		st.errLive = false
+	}
+	// err = fmt.Errorf("…: %w", err) keeps err non-nil: decided before err's evidence is
+	// dropped, since the value may name err itself.
+	nonNil := r != nil && isError(o.Type()) && w.nonNilError(r, st)
+	st.nilErr = remove(st.nilErr, o)
+	st.errSet = remove(st.errSet, o)
+	if nonNil {
+		st.errSet = append(st.errSet, o)
+	}
+	if r != nil {
+		w.setFlag(w.p.pass.TypesInfo, l, r, st)
+	}
 }
 
 // tupleHolder reports whether l, assigned result i of the single call in rhs, holds the
