@@ -40,8 +40,9 @@
 //	-half tune|heldout|all   which half to run (default tune: the held-out half is measured
 //	                         only at the end of a change to the analyzer); none runs no code
 //	                         base, for -recall alone
-//	-only a,b                only the code bases whose module path contains one of these; a
-//	                         selection of no code base is an error
+//	-only a,b                only the code bases whose module@version contains one of these
+//	                         (hashicorp/raft@ is raft, not raft-boltdb); a selection of no
+//	                         code base is an error
 //	-check                   exit 1 on an untriaged finding or a lost real one
 //	-untriaged FILE          append a row with an empty verdict for each untriaged finding
 //	-recall                  also replay recall.tsv

@@ -34,7 +34,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.StringVar(&o.half, "half", "tune", "which half of the corpus: tune, heldout, all, or none (with -recall)")
-	fl.StringVar(&o.only, "only", "", "only the code bases whose module path contains one of these, comma-separated")
+	fl.StringVar(&o.only, "only", "", "only the code bases whose module@version contains one of these, comma-separated")
 	fl.BoolVar(&o.check, "check", false, "exit 1 on an untriaged finding or a lost real one")
 	fl.StringVar(&o.untriaged, "untriaged", "", "append a row with an empty verdict to this file for each untriaged finding")
 	fl.BoolVar(&o.recall, "recall", false, "also replay the fixed leaks of the recall file")
@@ -248,7 +248,7 @@ func selected(c codebase, o options) bool {
 		return true
 	}
 	for _, s := range strings.Split(o.only, ",") {
-		if s != "" && strings.Contains(c.module(), s) {
+		if s != "" && strings.Contains(c.modver, s) {
 			return true
 		}
 	}
