@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
 	"slices"
 	"strings"
 
@@ -157,7 +158,7 @@ func (p *pkgChecker) findReleases(a *acquisition, all []callInfo) []*releaseCall
 		if c.call == a.call || c.fn == nil {
 			continue
 		}
-		if exclusiveBranches(a.stmtStack, c.stack) && !a.carriedAround(a.stmtStack, c.stack) {
+		if exclusiveBranches(a.stmtStack, c.stack) && !a.carriedAround(p.pass.TypesInfo, a.stmtStack, c.stack) {
 			continue // the other case of a switch: a handler that reserves or releases, never both
 		}
 		if p.isReleaseOf(a, c.call, c.fn) {
@@ -200,11 +201,15 @@ func exclusiveBranches(x, y []ast.Node) bool {
 // outside the loop. The other branch of an if in it then runs after the acquisition, in a
 // later iteration: gowarc's writer opens its next file when the batch is large and closes
 // it when the channel is closed.
-func (a *acquisition) carriedAround(x, y []ast.Node) bool {
+func (a *acquisition) carriedAround(info *types.Info, x, y []ast.Node) bool {
+	held := slices.Collect(maps.Keys(a.values))
+	if r := rootObj(info, receiver(info, a.call)); r != nil && isLock(a) {
+		held = append(held, r) // c.mu.Lock() … c.mu.Unlock(): c holds the lock
+	}
 	for i := 0; i < len(x) && i < len(y) && x[i] == y[i]; i++ {
 		switch x[i].(type) {
 		case *ast.ForStmt, *ast.RangeStmt:
-			for o := range a.values {
+			for _, o := range held {
 				if o.Pos() < x[i].Pos() || o.Pos() >= x[i].End() {
 					return true
 				}

@@ -242,7 +242,10 @@ func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
 	lit, ok := ast.Unparen(d.Call.Fun).(*ast.FuncLit)
 	args := len(d.Call.Args)
 	if !ok {
-		if lit = w.onceDone(d.Call); lit != nil {
+		var released bool
+		if lit, released = w.onceDone(d.Call, st); released {
+			return true // defer once.Do(g.mu.Unlock)
+		} else if lit != nil {
 			ok, args = true, 0 // defer once.Do(func() { f.Close() }): the literal, deferred
 		} else if lit = w.p.calledLiteral(d.Call, w.body); lit == nil {
 			// defer reject(nil) for reject := func(…) { if held { … } }: as its literal deferred.
@@ -463,7 +466,7 @@ func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRe
 			}
 			return condRelease{}, deferUnrelated
 		}
-		if (c.Op == token.GEQ || c.Op == token.GTR) && want && w.descriptorGuard(info, c) {
+		if w.descriptorGuard(info, c, want) {
 			return condRelease{}, deferUnconditional // if fd >= 0 { syscall.Close(fd) }
 		}
 		if c.Op != token.EQL && c.Op != token.NEQ {
@@ -490,11 +493,6 @@ func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRe
 				return condRelease{}, deferUnconditional // if f != nil { f.Close() }
 			}
 			return condRelease{}, deferUnrelated
-		}
-		if tv, ok := info.Types[y]; ok && tv.Value != nil && w.a.basic[o] && (c.Op == token.NEQ) == want {
-			// if fd != 0 { syscall.Close(fd) }: the guard of a descriptor, as f != nil is a
-			// file's; it skips the one value the handle has when it holds nothing.
-			return condRelease{}, deferUnconditional
 		}
 		if w.isFlag(o) {
 			if tv, ok := info.Types[y]; ok && tv.Value != nil {
@@ -698,46 +696,103 @@ func (w *walker) reassignedAfter() bool {
 	return found
 }
 
-// descriptorGuard reports whether c, a comparison fd >= k or fd > k, tests a basic handle of
-// the acquisition against a constant k of at most 0: true wherever it holds a descriptor.
-func (w *walker) descriptorGuard(info *types.Info, c *ast.BinaryExpr) bool {
-	id, ok := ast.Unparen(c.X).(*ast.Ident)
+// descriptorGuard reports whether c, taken when it is want, tests a basic handle of the
+// acquisition against a constant in a way that holds wherever it holds a descriptor and
+// skips only the values it has when it holds nothing (0 unset, -1 failed): fd != 0, fd !=
+// -1, fd >= 0, fd > 0, fd >= 1, also written the other way round (0 <= fd) or negated
+// (!(fd < 0)). It is a nil guard for a descriptor, as f != nil is for a file.
+func (w *walker) descriptorGuard(info *types.Info, c *ast.BinaryExpr, want bool) bool {
+	x, y, op := c.X, c.Y, c.Op
+	if tv, ok := info.Types[x]; ok && tv.Value != nil {
+		x, y = y, x
+		op = map[token.Token]token.Token{token.LSS: token.GTR, token.GTR: token.LSS, token.LEQ: token.GEQ, token.GEQ: token.LEQ}[op]
+		if op == 0 {
+			op = c.Op // == and != read the same both ways
+		}
+	}
+	if !want {
+		op = map[token.Token]token.Token{token.EQL: token.NEQ, token.NEQ: token.EQL, token.LSS: token.GEQ, token.GEQ: token.LSS, token.GTR: token.LEQ, token.LEQ: token.GTR}[op]
+	}
+	id, ok := ast.Unparen(x).(*ast.Ident)
 	if !ok || !w.a.basic[info.ObjectOf(id)] {
 		return false
 	}
-	tv, ok := info.Types[c.Y]
-	return ok && tv.Value != nil && tv.Value.Kind() == constant.Int && constant.Sign(tv.Value) <= 0
+	tv, ok := info.Types[y]
+	if !ok || tv.Value == nil || tv.Value.Kind() != constant.Int {
+		return false
+	}
+	k, exact := constant.Int64Val(tv.Value)
+	if !exact {
+		return false
+	}
+	switch op {
+	case token.NEQ, token.GTR:
+		return k <= 0
+	case token.GEQ:
+		return k <= 1
+	}
+	return false
 }
 
-// onceDone returns the literal of call when call is once.Do(func() { … }) of a sync.Once,
-// and every Do of that once in the function is given a literal that releases: whichever
-// runs first is a release, and the once runs no other (minio-go's snowball upload defers
-// once.Do(func() { f.Close() }), and its reader closes f by the same once before it opens
-// the file again).
-func (w *walker) onceDone(call *ast.CallExpr) *ast.FuncLit {
+// onceDone reports how call, deferred, releases when it is once.Do(fn) of a sync.Once and
+// every Do of that once in the function is given a release: a literal (or a closure variable
+// bound to one) that releases under no condition but a guard, or the release as a method
+// value (once.Do(g.mu.Unlock)). Whichever Do runs first is a release, and the once runs no
+// other (minio-go's snowball upload defers once.Do(func() { f.Close() }), and its reader
+// closes f by the same once before it opens the file again). It returns the deferred Do's
+// literal, or released for a method value; neither when call is no such Do.
+func (w *walker) onceDone(call *ast.CallExpr, st *state) (lit *ast.FuncLit, released bool) {
+	arg, key, ok := onceDo(w.p.pass.TypesInfo, call)
+	if !ok || !w.onceReleases(key, st) {
+		return nil, false
+	}
+	if w.releaseMethodValue(arg, st) {
+		return nil, true
+	}
+	return w.onceLiteral(arg), false
+}
+
+// onceReleases reports whether every Do of the sync.Once of key in the function is given a
+// release ([walker.onceDone]).
+func (w *walker) onceReleases(key string, st *state) bool {
 	info := w.p.pass.TypesInfo
-	lit, key, ok := onceDo(info, call)
-	if !ok {
-		return nil
+	releases := func(arg ast.Expr) bool {
+		if w.releaseMethodValue(arg, st) {
+			return true
+		}
+		l := w.onceLiteral(arg)
+		return l != nil && slices.ContainsFunc(w.litReleases(l), func(r *ast.CallExpr) bool {
+			_, g := w.guardOf(l, r)
+			return g == deferUnconditional
+		})
 	}
 	all := true
 	ast.Inspect(w.body, func(n ast.Node) bool {
 		if c, isCall := n.(*ast.CallExpr); isCall && all {
-			if l, k, ok := onceDo(info, c); ok && k == key && (l == nil || w.litReleases(l) == nil) {
+			if a, k, ok := onceDo(info, c); ok && k == key && !releases(a) {
 				all = false
 			}
 		}
 		return all
 	})
-	if !all {
-		return nil
-	}
-	return lit
+	return all
 }
 
-// onceDo returns the literal a call of sync.Once's Do is given (nil for any other function
-// value), with the key of its once, when call is one.
-func onceDo(info *types.Info, call *ast.CallExpr) (*ast.FuncLit, string, bool) {
+// onceLiteral returns the literal a function value given to once.Do is: the literal itself,
+// or the one a closure variable of the function is bound to.
+func (w *walker) onceLiteral(arg ast.Expr) *ast.FuncLit {
+	switch a := ast.Unparen(arg).(type) {
+	case *ast.FuncLit:
+		return a
+	case *ast.Ident:
+		return w.p.closureVars(w.body)[w.p.pass.TypesInfo.Uses[a]]
+	}
+	return nil
+}
+
+// onceDo returns the function value a call of sync.Once's Do is given, with the key of its
+// once, when call is one.
+func onceDo(info *types.Info, call *ast.CallExpr) (ast.Expr, string, bool) {
 	fn, ok := typeInfoCallee(info, call)
 	if !ok || fn.Name() != "Do" || fn.Pkg() == nil || fn.Pkg().Path() != "sync" || len(call.Args) != 1 {
 		return nil, "", false
@@ -746,6 +801,5 @@ func onceDo(info *types.Info, call *ast.CallExpr) (*ast.FuncLit, string, bool) {
 	if !ok {
 		return nil, "", false
 	}
-	lit, _ := ast.Unparen(call.Args[0]).(*ast.FuncLit)
-	return lit, key, true
+	return call.Args[0], key, true
 }

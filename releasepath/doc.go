@@ -198,8 +198,9 @@
 //     mu.Unlock() }. A release in the other branch of an if, or another case of a switch or
 //     select, neither ends the acquisition nor is evidence for it, since at most one of
 //     them runs (switch op { case reserve: … case release: … }), unless a loop around both
-//     carries the value in a variable declared outside it: the other branch then runs in a
-//     later iteration (gowarc's record writer opens its next file when a batch is big, and
+//     carries the value in a variable declared outside it (for a lock, the variable its
+//     receiver is rooted at: c of c.mu.Lock()): the other branch then runs in a later
+//     iteration (gowarc's record writer opens its next file when a batch is big, and
 //     closes it when the channel is closed).
 //   - enteredholding: a function entered holding the lock, whose first call on it is the
 //     release, takes back its caller's lock: c.mu.Unlock(); runtime.Gosched(); c.mu.Lock().
@@ -215,11 +216,15 @@
 //     the open closes nothing of it.
 //   - selectend: the end of a function no path falls off: a select whose every case returns.
 //   - deferguard: a deferred release counts when unconditional or under a nil guard (or a
-//     descriptor's: if fd != 0, if fd >= 0, which skip only the value it has when it holds
-//     nothing; go-fuse's posixtest reopens fd under such a close deferred earlier), also
-//     through a sync.Once whose every Do in the function is given a release (defer
-//     once.Do(func() { f.Close() }), minio-go's snowball upload: whichever Do runs first
-//     closes f), and on the paths where it runs when under an ok flag the function sets (defer func() { if !ok
+//     descriptor's, which skips only the values it has when it holds nothing, 0 and -1: fd
+//     != 0, fd != -1, fd >= 0, fd > 0, also written the other way round or negated; go-fuse's
+//     posixtest reopens fd under such a close deferred earlier; fd != 5 is a condition),
+//     also through a sync.Once whose every Do in the function is given a release under no
+//     condition, as a literal, a closure variable bound to one or the release as a method
+//     value (defer once.Do(func() { f.Close() }), minio-go's snowball upload: whichever Do
+//     runs first closes f; defer once.Do(g.mu.Unlock)); a Do not deferred releases where it
+//     is called, and with a once also given anything else no Do releases, and on the paths
+//     where it runs when under an ok flag the function sets (defer func() { if !ok
 //     { release } }()) or an error (if err != nil for a named err, or for a local err where
 //     it is non-nil; if err == nil only where err is nil), or both (if err != nil && created,
 //     where every term holds: buildkit deletes a lease it created when the update fails);
@@ -439,20 +444,23 @@
 //     number too, and with no fact none does, so result, err :=
 //     current.NewResultFromResult(r) keeps nothing of r, and return lib.Fresh(f) hands
 //     nothing on). So does the result of an interface's method called on a local that
-//     holds the value, not on the value itself, when its type can refer to anything: no
-//     summary can say it does not (signers, err := ac.Signers() for ac :=
-//     agent.NewClient(conn): the signers sign through conn, go-libvirt's agent auth);
-//     conn.RemoteAddr() is the value's own data, and ac.List()'s []string refers to
-//     nothing. In a summary, the variable each case of a type switch on a parameter
-//     binds is the parameter (switch c := c.(type) { case *net.TCPConn: return
-//     &tcpConn{c} }: go-multiaddr's WrapNetConn keeps the connection it wraps), unless the
-//     function assigns the parameter. A result that holds only a part of the value (return
-//     c.dataOnly()), or that a function of the package passed the value makes of something
-//     else (return freshPlain(c)), keeps nothing of it; but a part of a local that holds
-//     the value in a field may be the value: with client := fcgiClient{rwc: conn}, resp,
-//     err := client.Get() holds conn when Get returns a response whose body keeps c.rwc (caddy's
-//     FastCGI transport), through the locals and named results it is stored in (closer :=
-//     bodyCloser{rwc: c.rwc}; resp.Body = closer). A part is a field that can hold a value
+//     holds the value, when its type can refer to a resource (an interface, a function, or
+//     a pointer, channel, container or struct of one): no summary can say it does not
+//     (signers, err := ac.Signers() for ac := agent.NewClient(conn): the signers sign
+//     through conn, go-libvirt's agent auth). Not one of the value itself or of a copy of it
+//     (a local of a type the value can be assigned to, c2 := conn): conn.RemoteAddr() is
+//     its data; nor a result that refers to nothing (ac.List()'s []string, a *int). In a
+//     summary, the variable each case of a type switch on a parameter binds is the
+//     parameter (switch c := c.(type) { case *net.TCPConn: return &tcpConn{c} }:
+//     go-multiaddr's WrapNetConn keeps the connection it wraps), unless the function
+//     assigns the parameter, or the case its own variable (c = &net.TCPConn{}). A result
+//     that holds only a part of the value (return c.dataOnly()), or that a function of the
+//     package passed the value makes of something else (return freshPlain(c)), keeps
+//     nothing of it; but a part of a local that holds the value in a field may be the
+//     value: with client := fcgiClient{rwc: conn}, resp, err := client.Get() holds conn
+//     when Get returns a response whose body keeps c.rwc (caddy's FastCGI transport),
+//     through the locals and named results it is stored in (closer := bodyCloser{rwc:
+//     c.rwc}; resp.Body = closer). A part is a field that can hold a value
 //     (c.rwc, not the number c.reqID), and which field holds the value is not compared: a
 //     response that keeps c.rwc is taken to keep conn held in c.other too. Only a local
 //     that is the call's receiver or argument is read so, and only for a function of the

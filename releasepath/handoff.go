@@ -489,6 +489,11 @@ func (w *walker) holderInterfaceCall(call *ast.CallExpr, t types.Type, st *state
 	if o == nil || !st.aliases[o] || w.a.values[o] {
 		return false
 	}
+	for v := range w.a.values {
+		if types.AssignableTo(v.Type(), o.Type()) {
+			return false // c2 := conn, var c io.Closer = conn: the value itself, not a holder
+		}
+	}
 	fn, ok := typeInfoCallee(info, call)
 	return ok && isInterfaceMethod(fn) && mayRefer(t, 0)
 }
@@ -841,9 +846,9 @@ func calleeIdent(call *ast.CallExpr) *ast.Ident {
 	return id
 }
 
-// mayRefer reports whether a value of type t can refer to another value: a pointer, an
-// interface other than error, a channel or a function, or a container or struct of one.
-// []string and map[string]int cannot.
+// mayRefer reports whether a value of type t can refer to a resource: an interface other
+// than error, a function, or a pointer, channel, container or struct of one. []string,
+// map[string]int and *int cannot.
 func mayRefer(t types.Type, depth int) bool {
 	if t == nil || depth > 4 {
 		return t != nil
@@ -853,6 +858,10 @@ func mayRefer(t types.Type, depth int) bool {
 		return false
 	case *types.Interface:
 		return !isError(t)
+	case *types.Pointer:
+		return mayRefer(u.Elem(), depth+1)
+	case *types.Chan:
+		return mayRefer(u.Elem(), depth+1)
 	case *types.Slice:
 		return mayRefer(u.Elem(), depth+1)
 	case *types.Array:

@@ -503,6 +503,14 @@ func (w *walker) callStep(x *ast.CallExpr, st *state) step {
 	case w.flagSettledRelease(x, st):
 		return released // reject(err) for reject := func(…) { if held { q.unhold(id) } }, held true
 	}
+	if _, key, ok := onceDo(info, x); ok {
+		// once.Do(func() { f.Close() }) runs the release now, or ran another Do's before;
+		// a once also given something else may release nothing.
+		if w.onceReleases(key, st) {
+			return released
+		}
+		return goOn
+	}
 	for _, arg := range x.Args {
 		if lit, ok := ast.Unparen(arg).(*ast.FuncLit); ok && w.litReleases(lit) != nil {
 			return handedOn // t.Cleanup(func() { f.Close() })

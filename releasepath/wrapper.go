@@ -443,7 +443,8 @@ func declParams(info *types.Info, decl *ast.FuncDecl) map[types.Object]int {
 // switchedParams adds to params the variable each case of a type switch on a parameter
 // binds (switch c := c.(type) { case *net.TCPConn: return &tcpConn{c} }, go-multiaddr's
 // wrap): it is the parameter, as the type its case names. Not when the function assigns
-// the parameter, which the switch may then read after.
+// the parameter, which the switch may then read after, nor in a case that assigns its own
+// variable.
 func switchedParams(info *types.Info, body *ast.BlockStmt, params map[types.Object]int) {
 	if body == nil || len(params) == 0 {
 		return
@@ -471,7 +472,8 @@ func switchedParams(info *types.Info, body *ast.BlockStmt, params map[types.Obje
 			return true
 		}
 		for _, c := range ts.Body.List {
-			if o := info.Implicits[c]; o != nil {
+			// A case that assigns its variable (c = &net.TCPConn{}) binds another value.
+			if o, ok := info.Implicits[c].(*types.Var); ok && !changedIn(info, o, body) {
 				params[o] = i
 			}
 		}

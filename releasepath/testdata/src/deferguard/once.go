@@ -57,3 +57,49 @@ func onceOther(dir string, parts [][]byte) error {
 	}
 	return nil // want `return may skip f.Close \(CreateTemp at line 41\)`
 }
+
+// onceSecondConditional gives the once a Do that closes only when verbose: where that Do
+// runs first and verbose is false, the deferred Do runs nothing.
+func onceSecondConditional(dir string, verbose bool) error {
+	f, err := os.CreateTemp(dir, "snowball-*")
+	if err != nil {
+		return err
+	}
+	var once sync.Once
+	defer once.Do(func() { f.Close() })
+	once.Do(func() {
+		if verbose {
+			f.Close()
+		}
+	})
+	return step() // want `return may skip f.Close \(CreateTemp at line 64\)`
+}
+
+// onceClosureVar gives the once a closure variable that closes f.
+func onceClosureVar(dir string) error {
+	f, err := os.CreateTemp(dir, "snowball-*")
+	if err != nil {
+		return err
+	}
+	closeF := func() { f.Close() }
+	var once sync.Once
+	defer once.Do(closeF)
+	return step()
+}
+
+type guarded struct {
+	mu sync.Mutex
+	n  int
+}
+
+// onceMethodValue gives the once the lock's release as a method value.
+func (g *guarded) onceMethodValue() error {
+	g.mu.Lock()
+	var once sync.Once
+	defer once.Do(g.mu.Unlock)
+	if err := step(); err != nil {
+		return err
+	}
+	g.n++
+	return nil
+}

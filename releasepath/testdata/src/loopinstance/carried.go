@@ -3,6 +3,7 @@ package loopinstance
 import (
 	"errors"
 	"os"
+	"sync"
 )
 
 func big(f *os.File) bool { return false }
@@ -59,13 +60,13 @@ func growShrink(c *Client, ops []bool) error {
 				return err
 			}
 			if err := step(); err != nil {
-				return err // want `return may skip a.Release \(ReserveAddress at line 57\)`
+				return err // want `return may skip a.Release \(ReserveAddress at line 58\)`
 			}
 		} else if a != nil {
 			a.Release()
 		}
 	}
-	return errors.New("ended grown") // want `return may skip a.Release \(ReserveAddress at line 57\)`
+	return errors.New("ended grown") // want `return may skip a.Release \(ReserveAddress at line 58\)`
 }
 
 // perIteration declares a inside the loop: the release in the else branch is of another
@@ -87,4 +88,27 @@ func perIteration(c *Client, ops []bool) error {
 		}
 	}
 	return nil
+}
+
+type table struct {
+	mu   sync.Mutex
+	rows int
+}
+
+// lockInTurns locks the table when asked to grow and unlocks it when asked to shrink; c is
+// declared outside the loop, so the unlock of a later iteration is evidence for the lock,
+// and a failed step returns holding it.
+func lockInTurns(c *table, ops []bool) error {
+	for _, grow := range ops {
+		if grow {
+			c.mu.Lock()
+			if err := step(); err != nil {
+				return err // want `return may skip c.mu.Unlock \(Lock at line 104\)`
+			}
+			c.rows++
+		} else {
+			c.mu.Unlock()
+		}
+	}
+	return nil // want `return may skip c.mu.Unlock \(Lock at line 104\)`
 }

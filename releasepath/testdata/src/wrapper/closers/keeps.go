@@ -245,6 +245,17 @@ func WrapWriter(w io.Writer) (io.Writer, error) { // want WrapWriter:`releases\(
 	}
 }
 
+// WrapFresh binds w in a case and gives that variable another writer: what it returns
+// holds the fresh one, not the w passed. No fact.
+func WrapFresh(w io.Writer) (io.Writer, error) {
+	switch w := w.(type) {
+	case *os.File:
+		w = os.Stderr
+		return &struct{ *os.File }{w}, nil
+	}
+	return nil, errors.New("not a file")
+}
+
 // WrapOther switches on w after it assigned w another writer: the cases bind that one,
 // which is not the w passed, and a summary does not follow the assignment. No fact.
 func WrapOther(w io.Writer, other io.Writer) (io.Writer, error) {

@@ -249,6 +249,7 @@ type Agent interface {
 	Signers() ([]Signer, error)
 	List() ([]string, error)
 	Signer() Signer
+	Count() *int
 }
 
 // Signer signs data.
