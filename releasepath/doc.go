@@ -110,6 +110,11 @@
 //     while err still holds its error: if err != nil, errors.Is(err, x), IsNotFound(err),
 //     err == errNotFound, switch err { case nil: … } (switcherr), and either of two such
 //     tests (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)).
+//   - sureassertion: the failed edge of an assertion that cannot fail: tlsConn, ok :=
+//     conn.(*tls.Conn) right after conn = tls.Client(conn, cfg) (goproxy's transport), where
+//     the statement before the assertion (or before the if whose init it is) gives the
+//     variable a value of the asserted type itself, a concrete one, and ok is assigned
+//     nowhere else.
 //   - nilguard: the nil or false edge of a guard on the handle: if addrMgr != nil { … }, if
 //     owned { … }, if mu.TryLock() { … }. Around a release it is no condition: if acquired
 //     { defer sem.Release() } for acquired := sem.TryAcquire(), also in a literal called

@@ -32,7 +32,8 @@ func (w *walker) prune(cond ast.Expr, edge bool, st *state) bool {
 		v, known := w.settled(cond, st)
 		return known && v != edge
 	}
-	if w.correlated(cond, edge, st) || w.nonEmptyHolder(cond, edge, st) || w.failureBranch(cond, edge, st) || w.nilGuard(cond, edge) {
+	if w.correlated(cond, edge, st) || w.nonEmptyHolder(cond, edge, st) || w.failureBranch(cond, edge, st) || w.nilGuard(cond, edge) ||
+		w.sureAssertion(cond, edge) {
 		return true
 	}
 	w.trackErrors(cond, edge, st)

@@ -75,6 +75,7 @@ func TestAnalyzer(t *testing.T) {
 		"leasescope",
 		"lockmode",
 		"loopinstance",
+		"sureassertion",
 		"methodvalue",
 		"mutex",
 		"netconn",

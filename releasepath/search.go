@@ -102,6 +102,7 @@ type walker struct {
 	reported  map[token.Pos]bool
 	leaks     []leak
 	caseTag   map[ast.Expr]ast.Expr // a case value of a switch with a tag → the tag
+	sure      map[types.Object]bool // ok variables of assertions that cannot fail (sureAssertion)
 	handed    bool                  // some path hands the resource on
 	flagCache map[types.Object]bool
 	vars      *boolVars // the function's bool variables (correlated.go)
