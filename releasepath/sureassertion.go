@@ -72,15 +72,7 @@ func (w *walker) assertsJustAssigned(okVar types.Object) bool {
 	if len(path) < 2 {
 		return false
 	}
-	var list []ast.Stmt
-	switch b := path[len(path)-2].(type) {
-	case *ast.BlockStmt:
-		list = b.List
-	case *ast.CaseClause:
-		list = b.Body
-	case *ast.CommClause:
-		list = b.Body
-	}
+	list, _ := stmtList(path[len(path)-2])
 	i := slices.Index(list, stmt)
 	if i < 1 {
 		return false
