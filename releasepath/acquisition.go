@@ -34,23 +34,30 @@ type acquisition struct {
 	// objID, so that the literal's fs.mu is the acquisition's (paramRelease).
 	recvAlias map[string]string
 	// litArgs names what each such parameter was passed, for messages.
-	litArgs   map[types.Object]string
-	errObj    types.Object            // the variable the acquisition's error went into
-	values    map[types.Object]bool   // the acquired values (not basic-typed, unless a release takes them)
-	basic     map[types.Object]bool   // the basic-typed results (ip from HoldAddress), see stringHandOff
-	guards    map[types.Object]bool   // values whose nil or false edge means nothing was acquired
-	argRoots  map[types.Object]bool   // root objects of the arguments, contexts left out
-	holders   map[types.Object]bool   // locals a composite literal made holding the value (compositeHolders)
-	releases  []*releaseCall          // matching releases seen in the function
-	funcLit   *ast.FuncLit            // the function literal the acquisition is in, if any
-	stmtStack []ast.Node              // ancestors of the call
-	byObj     map[types.Object]string // names for messages
+	litArgs  map[types.Object]string
+	errObj   types.Object          // the variable the acquisition's error went into
+	values   map[types.Object]bool // the acquired values (not basic-typed, unless a release takes them)
+	basic    map[types.Object]bool // the basic-typed results (ip from HoldAddress), see stringHandOff
+	guards   map[types.Object]bool // values whose nil or false edge means nothing was acquired
+	argRoots map[types.Object]bool // root objects of the arguments, contexts left out
+	holders  map[types.Object]bool // locals a composite literal made holding the value (compositeHolders)
+	// closureHolders are the locals a composite literal made holding a's release in a
+	// field, with those fields' names (closureHolders).
+	closureHolders map[types.Object]map[string]bool
+	releases       []*releaseCall          // matching releases seen in the function
+	funcLit        *ast.FuncLit            // the function literal the acquisition is in, if any
+	stmtStack      []ast.Node              // ancestors of the call
+	byObj          map[types.Object]string // names for messages
 
 	// valueErrOnly is set when the function never releases the acquisition but the release
 	// exists (relText): only a return of the acquired value with a provably non-nil error is
 	// then a leak, since by Go's convention the caller drops a value returned with an error.
 	valueErrOnly bool
-	relText      string
+	// receiverState is set for a method's acquisition through a method of its own receiver
+	// of the package that returns an error (r.Acquire(ctx, 1) inside a method of r): the
+	// receiver's state, dropped only at a return whose error is known non-nil.
+	receiverState bool
+	relText       string
 	// otherMode is the other mode's release that is the only evidence for a lock (c.mu.Unlock
 	// after c.mu.RLock), named in the finding's related information.
 	otherMode *ast.CallExpr

@@ -26,9 +26,9 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 	}
 	all := collectCalls(info, body, true, func(*ast.CallExpr, *types.Func) bool { return true })
 	// A method that acquires through a method of its own receiver declared in this package,
-	// returning nothing but an error (l.acquire() inside a method of l), manages the
-	// receiver's state, not a resource of this call. An embedded mutex's Lock is still
-	// checked: it is declared in sync.
+	// returning nothing or an error (l.acquire() inside a method of l), manages the
+	// receiver's state, not a resource of this call (receiverstate). An embedded mutex's
+	// Lock is still checked: it is declared in sync.
 	var self types.Object
 	var method *types.Func
 	if fd, ok := fnNode.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 && len(fd.Recv.List[0].Names) == 1 {
@@ -37,12 +37,15 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 	}
 	for _, c := range cands {
 		for _, a := range p.candidates(c.call, c.fn) {
-			if self != nil && c.fn.Pkg() == p.pass.Pkg && onlyError(c.fn) {
-				if r, ok := ast.Unparen(c.call.Fun).(*ast.SelectorExpr); ok {
-					if id, ok := ast.Unparen(r.X).(*ast.Ident); ok && info.Uses[id] == self {
-						continue
-					}
+			if p.ownReceiverCall(c.call, c.fn, self) {
+				if c.fn.Type().(*types.Signature).Results().Len() == 0 || !p.changesReceiver(c.fn) {
+					continue
 				}
+				// One that can fail is the method's to undo where it fails itself: only a
+				// return whose error is known non-nil drops it (containerd's fetcher takes
+				// r.Acquire(ctx, 1) and returns an unsupported encoding holding it); a
+				// return that may say success keeps it for the receiver.
+				a.receiverState = true
 			}
 			if txParam != nil && a.kind != scoped && mentionsObj(info, receiver(info, a.call), txParam) {
 				continue // tx.CreateBucket(…) in db.Update(func(tx) error {…}): an error return rolls it back
@@ -58,6 +61,7 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 			}
 			p.paramRelease(a, body)
 			a.holders = compositeHolders(info, body, a)
+			a.closureHolders = p.closureHolders(body, a)
 			a.releases = p.findReleases(a, all)
 			p.closureCallReleases(a, all, body)
 			if a.pair == nil && len(a.releases) > 0 && !slices.ContainsFunc(a.releases, func(r *releaseCall) bool { return !r.viaHolder }) {

@@ -87,9 +87,8 @@
 //     other mode's release evidence here (t.mu.Unlock() after t.rlookup(k)), nor is a call of a
 //     promoted method checked (w.startWriting() through an embedded *layers;
 //     w.layers.startWriting() is). A method's call of a method of its own receiver of the
-//     package that returns nothing but an error (r.startWriting() inside another method of r)
-//     manages the receiver's state and is not checked, for a lock as for any acquisition. No
-//     fix is offered: where the lock goes is the callee's contract.
+//     package that returns nothing or an error manages the receiver's state (see
+//     receiverstate). No fix is offered: where the lock goes is the callee's contract.
 //   - the default table: ipam.ExecAdd and invoke.DelegateAdd (CNI), netlink.LinkAdd, etcd
 //     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp
 //     (and ioutil.TempFile), net.Listen, net.Dial, net.DialTimeout and a net.Dialer's Dial
@@ -207,6 +206,18 @@
 //     receiver is rooted at: c of c.mu.Lock()): the other branch then runs in a later
 //     iteration (gowarc's record writer opens its next file when a batch is big, and
 //     closes it when the channel is closed).
+//   - receiverstate: a method's call of a method of its own receiver of the package
+//     manages the receiver's state: one that returns nothing (r.lock() inside another method
+//     of r) is not checked, and one that returns an error only at a return whose error is
+//     known non-nil (see errorevidence), where the method gives up what it took for the
+//     receiver: containerd's fetcher takes r.Acquire(ctx, 1) and returns an unsupported
+//     encoding's error holding it, while a return that may say success keeps it for the
+//     receiver (if renew { return nil }). Only a method that may change the receiver takes
+//     anything: one that assigns or increments a field of it, takes its address, passes it
+//     on, or calls a method on a field of it, another package's method on it, or one of its
+//     own that may; caddy's p.openCurlyBrace() only reads the next token. A method of the
+//     receiver with Close in its name ends what its state held: pgx's pgConn.asyncClose()
+//     before a return after c.lock() marked the connection busy.
 //   - enteredholding: a function entered holding the lock, whose first call on it is the
 //     release, takes back its caller's lock: c.mu.Unlock(); runtime.Gosched(); c.mu.Lock().
 //   - deferredbefore: a release deferred earlier in the function's own body runs after a
@@ -374,7 +385,15 @@
 //     fact; also in a deferred closure (defer func() { if retErr != nil { ns.Close() } }()).
 //     Which field that method releases is not compared: a Close that deletes another field
 //     of the holder is taken to release the value too. A method that releases nothing of
-//     the kind (ns.Describe()), or a holder made any other way, releases nothing of it. Such
+//     the kind (ns.Describe()), or a holder made any other way, releases nothing of it. A
+//     local made holding the release itself, as a literal in a field that makes it before
+//     anything that may leave (body := &fnOnClose{BeforeClose: func() { r.Release(1) },
+//     ReadCloser: resp.Body}, containerd's fetcher), and given nothing but composite
+//     literals, releases by a method of the package that calls that field before anything
+//     that may leave (f.BeforeClose(); return f.ReadCloser.Close()): defer func() { if
+//     retErr != nil { body.Close() } }() gives the permit back at every error return. A
+//     literal that releases under a condition, or a Close that calls the field after an
+//     early return, releases nothing. Such
 //     a release ends an acquisition but is no evidence that it needs ending: a lock's holder
 //     whose replayWAL() unlocks its own mutex does not make the lock a thing to release.
 //   - handoff: returning the value, a closure that releases it or the release as a method value

@@ -91,11 +91,19 @@ func compositeHolders(info *types.Info, body *ast.BlockStmt, a *acquisition) map
 // what it holds. Such a release ends the acquisition but is no evidence that it needs one
 // (see checkFunc): d.replayWAL() does not make d's directory lock a thing to release.
 func (p *pkgChecker) holderReleases(a *acquisition, call *ast.CallExpr, fn *types.Func) bool {
-	if len(a.holders) == 0 {
+	if len(a.holders) == 0 && len(a.closureHolders) == 0 {
 		return false
 	}
 	r := receiver(p.pass.TypesInfo, call)
-	if r == nil || !isIdent(r) || !a.holders[rootObj(p.pass.TypesInfo, r)] {
+	if r == nil || !isIdent(r) {
+		return false
+	}
+	if fields := a.closureHolders[rootObj(p.pass.TypesInfo, r)]; fields != nil && fn.Pkg() == p.pass.Pkg {
+		if fd := p.decls[fn.Origin()]; fd != nil && callsFieldFirst(p.pass.TypesInfo, fd, fields) {
+			return true // body.Close() runs body.BeforeClose, the literal that releases
+		}
+	}
+	if !a.holders[rootObj(p.pass.TypesInfo, r)] {
 		return false
 	}
 	wi := p.wrapper(fn)
@@ -109,6 +117,128 @@ func (p *pkgChecker) holderReleases(a *acquisition, call *ast.CallExpr, fn *type
 	}
 	for _, f := range wi.fields[-1] {
 		if f[0] != "" && a.isReleaseName(f[1], "") {
+			return true
+		}
+	}
+	return false
+}
+
+// closureHolders returns the locals of body that a composite literal made holding a's
+// release in a field, as a function literal that releases whenever it runs (body :=
+// &fnOnClose{BeforeClose: func() { r.Release(1) }, ReadCloser: resp.Body}, containerd's
+// fetcher), with the names of those fields. Every value such a local is given must be a
+// composite literal: containerd gives body another &fnOnClose{…} for its parallel reads,
+// after a goroutine has taken the first. A method of the package that calls such a field
+// first thing releases the acquisition (holderReleases).
+func (p *pkgChecker) closureHolders(body *ast.BlockStmt, a *acquisition) map[types.Object]map[string]bool {
+	info := p.pass.TypesInfo
+	out := map[types.Object]map[string]bool{}
+	other := map[types.Object]bool{} // given something that is no composite literal
+	give := func(id *ast.Ident, value ast.Expr) {
+		o := info.ObjectOf(id)
+		if o == nil || !isLocal(o, body) {
+			return
+		}
+		v := ast.Unparen(value)
+		if u, ok := v.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			v = ast.Unparen(u.X)
+		}
+		lit, ok := v.(*ast.CompositeLit)
+		if !ok {
+			other[o] = true
+			return
+		}
+		for _, el := range lit.Elts {
+			kv, ok := el.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			key, ok := kv.Key.(*ast.Ident)
+			fl, isLit := ast.Unparen(kv.Value).(*ast.FuncLit)
+			if ok && isLit && p.litReleasesFirst(a, fl) {
+				if out[o] == nil {
+					out[o] = map[string]bool{}
+				}
+				out[o][key.Name] = true
+			}
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+					var value ast.Expr
+					if len(n.Lhs) == len(n.Rhs) {
+						value = n.Rhs[i]
+					}
+					give(id, value)
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if len(n.Values) == len(n.Names) {
+					give(id, n.Values[i])
+				} else if len(n.Values) > 0 {
+					give(id, nil)
+				}
+			}
+		case *ast.RangeStmt:
+			for _, e := range []ast.Expr{n.Key, n.Value} {
+				if id, ok := e.(*ast.Ident); ok {
+					give(id, nil)
+				}
+			}
+		}
+		return true
+	})
+	for o := range other {
+		delete(out, o)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// litReleasesFirst reports whether lit makes a's release among the calls it starts with,
+// before anything that may leave it: func() { cancel(); r.Release(1) }.
+func (p *pkgChecker) litReleasesFirst(a *acquisition, lit *ast.FuncLit) bool {
+	info := p.pass.TypesInfo
+	for _, s := range lit.Body.List {
+		es, ok := s.(*ast.ExprStmt)
+		if !ok {
+			return false
+		}
+		call, ok := ast.Unparen(es.X).(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		if fn, ok := typeInfoCallee(info, call); ok && p.isReleaseOf(a, call, fn) {
+			return true
+		}
+	}
+	return false
+}
+
+// callsFieldFirst reports whether the method fd calls one of fields of its receiver among
+// the calls it starts with, before anything that may leave it: f.BeforeClose(); return
+// f.ReadCloser.Close().
+func callsFieldFirst(info *types.Info, fd *ast.FuncDecl, fields map[string]bool) bool {
+	if fd.Recv == nil || len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
+		return false
+	}
+	self := info.Defs[fd.Recv.List[0].Names[0]]
+	for _, s := range fd.Body.List {
+		es, ok := s.(*ast.ExprStmt)
+		if !ok {
+			return false
+		}
+		call, ok := ast.Unparen(es.X).(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && fields[sel.Sel.Name] && isIdentOf(info, sel.X, self) {
 			return true
 		}
 	}

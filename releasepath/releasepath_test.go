@@ -62,6 +62,7 @@ func TestAnalyzer(t *testing.T) {
 		"errorevidence",
 		"handoff",
 		"receiverowned",
+		"receiverstate",
 		"holdsonsuccess",
 		"holdcallers",
 		"holderrelease",

@@ -503,6 +503,8 @@ func (w *walker) callStep(x *ast.CallExpr, st *state) step {
 		return released // cleanup()
 	case w.flagSettledRelease(x, st):
 		return released // reject(err) for reject := func(…) { if held { q.unhold(id) } }, held true
+	case w.a.receiverState && w.closesReceiver(x):
+		return released // pgConn.asyncClose(): the receiver's state goes with it
 	}
 	if _, key, ok := onceDo(info, x); ok {
 		// once.Do(func() { f.Close() }) runs the release now, or ran another Do's before;
@@ -605,7 +607,7 @@ func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 	evident := errRet && w.errorEvident(ret, &st)
 	w.returnSetsFlags(ret, &st)
 	// The broader tier reports a rollback at every error return, evident or not.
-	need := w.a.kind == scoped || evident || (errRet && w.broad())
+	need := w.a.kind == scoped && !w.a.receiverState || evident || (errRet && w.broad())
 	if !need {
 		return
 	}
