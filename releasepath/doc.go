@@ -501,6 +501,16 @@
 //     hand-off (also by the acquisition met again around a loop), unless wrapped back into
 //     itself (err = fmt.Errorf("…: %w", err)). Only a test of err itself settles it (err !=
 //     nil, a term of &&): not errors.Is(err, x), a copy of err, or one term of ||.
+//   - structholder: storing the value, or a literal that returns it, in a field of a local
+//     struct value (not a pointer: the field is the local's own memory) makes the local hold
+//     it, as an alias does, rather than handing it on: options.OpenFile = func(…) (*os.File,
+//     error) { return temp, nil }. Passing that local, or its address, to a call that
+//     returns an error hands the value on where the error may be nil: the callee took it
+//     when it succeeded, and nothing when it failed, so etcd's defrag leaks its temporary
+//     file at the return after tmpdb, err := bolt.Open(tdbp, 0600, &options) fails (fixed in
+//     v3.5.17 by closing it there). Passed to a call with no error (store.Describe(o)) it
+//     is still the function's to release; a store into a struct the function only points
+//     at (o.OpenFile = … for a parameter o) hands it on.
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
 //     value is the resource for these rules, a string as much as a pointer.
 //   - errorevidence: a rollback, or a pair undone on error returns, is reported only at a

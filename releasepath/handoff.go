@@ -343,6 +343,11 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 		}
 		return r != nil && w.holds(r, st)
 	}
+	if errObj := w.givesStructHolder(lhs, rhs, st); errObj != nil {
+		// tmpdb, err := bolt.Open(p, 0o600, &options): the callee takes what options holds
+		// where it succeeds; where err is non-nil it took nothing.
+		st.stored = append(remove(st.stored, errObj), errObj)
+	}
 	for i, l := range lhs {
 		r, tupleErr := w.assignedFrom(i, lhs, rhs, st)
 		l = ast.Unparen(l)
@@ -395,6 +400,10 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 				continue
 			}
 			if isIdent && id.Name == "_" {
+				continue
+			}
+			if h := localStructField(info, l, w.body); h != nil {
+				st.aliases[h] = true // options.OpenFile = func(…) { return temp, nil }: options holds it
 				continue
 			}
 			if tupleErr != nil {
@@ -884,4 +893,65 @@ func mayRefer(t types.Type, depth int) bool {
 		return false
 	}
 	return true
+}
+
+// localStructField returns the local of the function body whose field l is, when the local
+// is a struct value, not a pointer: the field is in the local's own memory, and storing in
+// it makes the local hold what it stores (options.OpenFile = func(…) { return temp, nil }).
+func localStructField(info *types.Info, l ast.Expr, body *ast.BlockStmt) types.Object {
+	sel, ok := ast.Unparen(l).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	o, ok := info.Uses[id].(*types.Var)
+	if !ok || !isLocal(o, body) {
+		return nil
+	}
+	if _, isStruct := o.Type().Underlying().(*types.Struct); !isStruct {
+		return nil
+	}
+	return o
+}
+
+// givesStructHolder returns the error variable of an assignment from one call of a
+// function that is passed a local struct value holding the value in a field, or its
+// address (tmpdb, err := bolt.Open(p, 0o600, &options) after options.OpenFile = func(…) {
+// return temp, nil }): the callee takes what the struct holds where it succeeds, and
+// nothing where it fails. Nil for any other assignment.
+func (w *walker) givesStructHolder(lhs, rhs []ast.Expr, st *state) types.Object {
+	info := w.p.pass.TypesInfo
+	if len(rhs) != 1 {
+		return nil
+	}
+	call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	if _, ok := typeInfoCallee(info, call); !ok {
+		return nil
+	}
+	errObj := lastError(info, lhs)
+	if errObj == nil {
+		return nil
+	}
+	for _, arg := range call.Args {
+		e := ast.Unparen(arg)
+		if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			e = ast.Unparen(u.X)
+		}
+		id, ok := e.(*ast.Ident)
+		if !ok {
+			continue
+		}
+		if o := info.Uses[id]; o != nil && st.aliases[o] && !w.a.values[o] {
+			if _, isStruct := o.Type().Underlying().(*types.Struct); isStruct {
+				return errObj
+			}
+		}
+	}
+	return nil
 }

@@ -92,6 +92,7 @@ func TestAnalyzer(t *testing.T) {
 		"samevalue",
 		"selectend",
 		"stringhandoff",
+		"structholder",
 		"suppress",
 		"switcherr",
 		"testfiles",

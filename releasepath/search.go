@@ -465,6 +465,9 @@ func storedLit(info *types.Info, n ast.Node, body *ast.BlockStmt) *ast.FuncLit {
 	case *ast.AssignStmt:
 		for _, l := range n.Lhs {
 			id, _ := ast.Unparen(l).(*ast.Ident)
+			if localStructField(info, l, body) != nil {
+				id = ast.Unparen(l.(*ast.SelectorExpr).X).(*ast.Ident) // options.OpenFile = func…
+			}
 			lhs = append(lhs, id)
 		}
 		rhs = n.Rhs
