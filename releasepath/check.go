@@ -167,7 +167,9 @@ func (p *pkgChecker) findReleases(a *acquisition, all []callInfo) []*releaseCall
 		}
 		if p.isReleaseOf(a, c.call, c.fn) {
 			out = append(out, &releaseCall{call: c.call, stack: c.stack, text: types.ExprString(c.call.Fun)})
-		} else if p.holderReleases(a, c.call, c.fn) {
+		} else if p.holderReleases(a, c.call, c.fn) || a.receiverState && closesReceiver(p.pass.TypesInfo, a, c.call) {
+			// A holder's release, or pgConn.asyncClose() ending the receiver's state: each
+			// ends the acquisition, and neither is evidence that it needs ending.
 			out = append(out, &releaseCall{call: c.call, stack: c.stack, text: types.ExprString(c.call.Fun), viaHolder: true})
 		}
 	}

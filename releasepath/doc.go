@@ -216,8 +216,10 @@
 //     anything: one that assigns or increments a field of it, takes its address, passes it
 //     on, or calls a method on a field of it, another package's method on it, or one of its
 //     own that may; caddy's p.openCurlyBrace() only reads the next token. A method of the
-//     receiver with Close in its name ends what its state held: pgx's pgConn.asyncClose()
-//     before a return after c.lock() marked the connection busy.
+//     receiver with the word Close in its name, leading or after a modifier, ends what its
+//     state held, called or deferred: pgx's pgConn.asyncClose() before a return after
+//     c.lock() marked the connection busy, defer c.Close(); not c.isClosed() or
+//     c.markClosed(), whose word is Closed.
 //   - enteredholding: a function entered holding the lock, whose first call on it is the
 //     release, takes back its caller's lock: c.mu.Unlock(); runtime.Gosched(); c.mu.Lock().
 //   - deferredbefore: a release deferred earlier in the function's own body runs after a
@@ -391,9 +393,12 @@
 //     ReadCloser: resp.Body}, containerd's fetcher), and given nothing but composite
 //     literals, releases by a method of the package that calls that field before anything
 //     that may leave (f.BeforeClose(); return f.ReadCloser.Close()): defer func() { if
-//     retErr != nil { body.Close() } }() gives the permit back at every error return. A
-//     literal that releases under a condition, or a Close that calls the field after an
-//     early return, releases nothing. Such
+//     retErr != nil { body.Close() } }() gives the permit back at every error return. Only
+//     assignments, declarations, counts and other calls, each a statement of its own, may
+//     come before the call, in the literal and in the method (f.closed = true;
+//     f.BeforeClose()). A literal that releases under a condition, or a Close that calls
+//     the field after an early return, releases nothing. Such a local holds the release
+//     wherever it was made, before the acquisition too: return body hands it on. Such
 //     a release ends an acquisition but is no evidence that it needs ending: a lock's holder
 //     whose replayWAL() unlocks its own mutex does not make the lock a thing to release.
 //   - handoff: returning the value, a closure that releases it or the release as a method value
@@ -502,15 +507,17 @@
 //     itself (err = fmt.Errorf("…: %w", err)). Only a test of err itself settles it (err !=
 //     nil, a term of &&): not errors.Is(err, x), a copy of err, or one term of ||.
 //   - structholder: storing the value, or a literal that returns it, in a field of a local
-//     struct value (not a pointer: the field is the local's own memory) makes the local hold
-//     it, as an alias does, rather than handing it on: options.OpenFile = func(…) (*os.File,
-//     error) { return temp, nil }. Passing that local, or its address, to a call that
-//     returns an error hands the value on where the error may be nil: the callee took it
-//     when it succeeded, and nothing when it failed, so etcd's defrag leaks its temporary
-//     file at the return after tmpdb, err := bolt.Open(tdbp, 0600, &options) fails (fixed in
-//     v3.5.17 by closing it there). Passed to a call with no error (store.Describe(o)) it
-//     is still the function's to release; a store into a struct the function only points
-//     at (o.OpenFile = … for a parameter o) hands it on.
+//     struct value, or in a struct field of one (not through a pointer: the field is the
+//     local's own memory), makes the local hold it, as an alias does, rather than handing it
+//     on: options.OpenFile = func(…) (*os.File, error) { return temp, nil }, o.Log.File = f.
+//     Passing that local, or its address, to a call that returns an error (a function, a
+//     method or a function value, whatever its summary says it keeps) hands the value on
+//     where the error may be nil: the callee took it when it succeeded, and nothing when it
+//     failed, so etcd's defrag leaks its temporary file at the return after tmpdb, err :=
+//     bolt.Open(tdbp, 0600, &options) fails (fixed in v3.5.17 by closing it there). Passed
+//     to a call with no error (store.Describe(o)) it is still the function's to release; a
+//     store into a struct the function only points at (o.OpenFile = … for a parameter o)
+//     hands it on.
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
 //     value is the resource for these rules, a string as much as a pointer.
 //   - errorevidence: a rollback, or a pair undone on error returns, is reported only at a

@@ -28,8 +28,8 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 		}
 		switch x := ast.Unparen(e).(type) {
 		case *ast.Ident:
-			if o := info.ObjectOf(x); o != nil && (w.a.values[o] || st.aliases[o] || st.clos[o]) {
-				found = true
+			if o := info.ObjectOf(x); o != nil && (w.a.values[o] || st.aliases[o] || st.clos[o] || w.a.closureHolders[o] != nil) {
+				found = true // (a closure holder holds the release, made before the acquisition too)
 			}
 		case *ast.UnaryExpr:
 			if x.Op == token.AND {
@@ -897,13 +897,27 @@ func mayRefer(t types.Type, depth int) bool {
 
 // localStructField returns the local of the function body whose field l is, when the local
 // is a struct value, not a pointer: the field is in the local's own memory, and storing in
-// it makes the local hold what it stores (options.OpenFile = func(…) { return temp, nil }).
+// it makes the local hold what it stores (options.OpenFile = func(…) { return temp, nil },
+// o.Inner.File = f).
 func localStructField(info *types.Info, l ast.Expr, body *ast.BlockStmt) types.Object {
 	sel, ok := ast.Unparen(l).(*ast.SelectorExpr)
 	if !ok {
 		return nil
 	}
-	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	x := ast.Unparen(sel.X)
+	for {
+		// o.Inner.File: a field of a field is the local's own memory while each step is a
+		// struct value, not a pointer.
+		inner, ok := x.(*ast.SelectorExpr)
+		if !ok {
+			break
+		}
+		if _, isStruct := info.TypeOf(inner).Underlying().(*types.Struct); !isStruct {
+			return nil
+		}
+		x = ast.Unparen(inner.X)
+	}
+	id, ok := x.(*ast.Ident)
 	if !ok {
 		return nil
 	}
@@ -931,9 +945,6 @@ func (w *walker) givesStructHolder(lhs, rhs []ast.Expr, st *state) types.Object 
 	if !ok {
 		return nil
 	}
-	if _, ok := typeInfoCallee(info, call); !ok {
-		return nil
-	}
 	errObj := lastError(info, lhs)
 	if errObj == nil {
 		return nil
@@ -949,6 +960,10 @@ func (w *walker) givesStructHolder(lhs, rhs []ast.Expr, st *state) types.Object 
 		}
 		if o := info.Uses[id]; o != nil && st.aliases[o] && !w.a.values[o] {
 			if _, isStruct := o.Type().Underlying().(*types.Struct); isStruct {
+				if w.structGiven == nil {
+					w.structGiven = map[*ast.CallExpr]bool{}
+				}
+				w.structGiven[call] = true // no other hand-off at the call (callStep)
 				return errObj
 			}
 		}

@@ -201,45 +201,43 @@ func (p *pkgChecker) closureHolders(body *ast.BlockStmt, a *acquisition) map[typ
 	return out
 }
 
-// litReleasesFirst reports whether lit makes a's release among the calls it starts with,
-// before anything that may leave it: func() { cancel(); r.Release(1) }.
+// litReleasesFirst reports whether lit makes a's release as a call statement before
+// anything that may leave it: func() { closes++; cancel(); r.Release(1) }.
 func (p *pkgChecker) litReleasesFirst(a *acquisition, lit *ast.FuncLit) bool {
 	info := p.pass.TypesInfo
-	for _, s := range lit.Body.List {
-		es, ok := s.(*ast.ExprStmt)
-		if !ok {
-			return false
-		}
-		call, ok := ast.Unparen(es.X).(*ast.CallExpr)
-		if !ok {
-			return false
-		}
-		if fn, ok := typeInfoCallee(info, call); ok && p.isReleaseOf(a, call, fn) {
-			return true
-		}
-	}
-	return false
+	return leadingCall(lit.Body, func(call *ast.CallExpr) bool {
+		fn, ok := typeInfoCallee(info, call)
+		return ok && p.isReleaseOf(a, call, fn)
+	})
 }
 
-// callsFieldFirst reports whether the method fd calls one of fields of its receiver among
-// the calls it starts with, before anything that may leave it: f.BeforeClose(); return
-// f.ReadCloser.Close().
+// callsFieldFirst reports whether the method fd calls one of fields of its receiver as a
+// call statement before anything that may leave it: f.closed = true; f.BeforeClose();
+// return f.ReadCloser.Close().
 func callsFieldFirst(info *types.Info, fd *ast.FuncDecl, fields map[string]bool) bool {
 	if fd.Recv == nil || len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
 		return false
 	}
 	self := info.Defs[fd.Recv.List[0].Names[0]]
-	for _, s := range fd.Body.List {
-		es, ok := s.(*ast.ExprStmt)
-		if !ok {
+	return leadingCall(fd.Body, func(call *ast.CallExpr) bool {
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		return ok && fields[sel.Sel.Name] && isIdentOf(info, sel.X, self)
+	})
+}
+
+// leadingCall reports whether body makes a call that match accepts as a statement of its
+// own before any statement that may leave it, a return, a branch, a loop or a defer: the
+// statements before it may only assign, declare, count or call.
+func leadingCall(body *ast.BlockStmt, match func(*ast.CallExpr) bool) bool {
+	for _, s := range body.List {
+		switch s := s.(type) {
+		case *ast.ExprStmt:
+			if call, ok := ast.Unparen(s.X).(*ast.CallExpr); ok && match(call) {
+				return true
+			}
+		case *ast.AssignStmt, *ast.DeclStmt, *ast.IncDecStmt:
+		default:
 			return false
-		}
-		call, ok := ast.Unparen(es.X).(*ast.CallExpr)
-		if !ok {
-			return false
-		}
-		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && fields[sel.Sel.Name] && isIdentOf(info, sel.X, self) {
-			return true
 		}
 	}
 	return false

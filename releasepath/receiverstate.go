@@ -94,13 +94,13 @@ func (p *pkgChecker) callChanges(call *ast.CallExpr, self types.Object) bool {
 	return p.changesReceiver(fn)
 }
 
-// closesReceiver reports whether call closes the receiver the acquisition's receiver is
-// rooted at: a method of it with Close among the words of its name (pgx's
-// pgConn.asyncClose()). What the receiver's state held goes with it.
-func (w *walker) closesReceiver(call *ast.CallExpr) bool {
-	info := w.p.pass.TypesInfo
+// closesReceiver reports whether call, in the method whose receiver a's acquisition is
+// made on, closes that receiver: a method of it with the word Close in its name, leading
+// or after a modifier (pgx's pgConn.asyncClose(), c.closeConn(); not c.isClosed()). What
+// the receiver's state held goes with it.
+func closesReceiver(info *types.Info, a *acquisition, call *ast.CallExpr) bool {
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-	root := rootObj(info, receiver(info, w.a.call))
+	root := rootObj(info, receiver(info, a.call))
 	if !ok || root == nil || !isIdentOf(info, sel.X, root) {
 		return false
 	}

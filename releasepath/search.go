@@ -90,22 +90,25 @@ func remove(l []types.Object, o types.Object) []types.Object {
 // walker searches the CFG of one function for the returns one acquisition can reach
 // unreleased.
 type walker struct {
-	p         *pkgChecker
-	a         *acquisition
-	sig       *types.Signature
-	g         *cfg.CFG
-	body      *ast.BlockStmt
-	fnNode    ast.Node
-	rels      map[*ast.CallExpr]bool
-	seen      map[*cfg.Block]map[string]bool
-	noReturn  map[ast.Stmt]bool
-	reported  map[token.Pos]bool
-	leaks     []leak
-	caseTag   map[ast.Expr]ast.Expr // a case value of a switch with a tag → the tag
-	sure      map[types.Object]bool // ok variables of assertions that cannot fail (sureAssertion)
-	handed    bool                  // some path hands the resource on
-	flagCache map[types.Object]bool
-	vars      *boolVars // the function's bool variables (correlated.go)
+	p      *pkgChecker
+	a      *acquisition
+	sig    *types.Signature
+	g      *cfg.CFG
+	body   *ast.BlockStmt
+	fnNode ast.Node
+	rels   map[*ast.CallExpr]bool
+	seen   map[*cfg.Block]map[string]bool
+	// structGiven are the calls given a local struct that holds the value, with an error
+	// that decides whether they took it (givesStructHolder).
+	structGiven map[*ast.CallExpr]bool
+	noReturn    map[ast.Stmt]bool
+	reported    map[token.Pos]bool
+	leaks       []leak
+	caseTag     map[ast.Expr]ast.Expr // a case value of a switch with a tag → the tag
+	sure        map[types.Object]bool // ok variables of assertions that cannot fail (sureAssertion)
+	handed      bool                  // some path hands the resource on
+	flagCache   map[types.Object]bool
+	vars        *boolVars // the function's bool variables (correlated.go)
 	// comms are the sends of select cases (commSends).
 	comms map[*ast.SendStmt]bool
 	// litResults are the results of each literal's own returns (litReturnsValue).
@@ -459,27 +462,32 @@ func (w *walker) typeSwitchAliases(ts *ast.TypeSwitchStmt, st *state) {
 // storedLit returns the function literal n, an assignment or a var spec, stores in a local
 // of body, or nil.
 func storedLit(info *types.Info, n ast.Node, body *ast.BlockStmt) *ast.FuncLit {
-	var lhs []*ast.Ident
+	var lhs []types.Object
 	var rhs []ast.Expr
 	switch n := n.(type) {
 	case *ast.AssignStmt:
 		for _, l := range n.Lhs {
-			id, _ := ast.Unparen(l).(*ast.Ident)
-			if localStructField(info, l, body) != nil {
-				id = ast.Unparen(l.(*ast.SelectorExpr).X).(*ast.Ident) // options.OpenFile = func…
+			var o types.Object
+			if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+				o = info.ObjectOf(id)
+			} else {
+				o = localStructField(info, l, body) // options.OpenFile = func…: options holds it
 			}
-			lhs = append(lhs, id)
+			lhs = append(lhs, o)
 		}
 		rhs = n.Rhs
 	case *ast.ValueSpec:
-		lhs, rhs = n.Names, n.Values
+		for _, id := range n.Names {
+			lhs = append(lhs, info.ObjectOf(id))
+		}
+		rhs = n.Values
 	}
 	if len(lhs) != len(rhs) {
 		return nil
 	}
-	for i, id := range lhs {
+	for i, o := range lhs {
 		lit, ok := ast.Unparen(rhs[i]).(*ast.FuncLit)
-		if ok && id != nil && isLocal(info.ObjectOf(id), body) {
+		if ok && o != nil && isLocal(o, body) {
 			return lit
 		}
 	}
@@ -506,8 +514,9 @@ func (w *walker) callStep(x *ast.CallExpr, st *state) step {
 		return released // cleanup()
 	case w.flagSettledRelease(x, st):
 		return released // reject(err) for reject := func(…) { if held { q.unhold(id) } }, held true
-	case w.a.receiverState && w.closesReceiver(x):
-		return released // pgConn.asyncClose(): the receiver's state goes with it
+	}
+	if w.structGiven[x] {
+		return goOn // tmpdb, err := bolt.Open(p, 0o600, &options): taken where err may be nil (structholder)
 	}
 	if _, key, ok := onceDo(info, x); ok {
 		// once.Do(func() { f.Close() }) runs the release now, or ran another Do's before;
@@ -640,7 +649,10 @@ func (w *walker) releaseText() (string, *releaseCall) {
 		return w.a.relText, nil
 	}
 	if len(w.a.releases) > 0 {
-		r := w.a.releases[0]
+		// The release itself, not a holder's method that also ends it (body.Close(),
+		// pgConn.asyncClose()), when the function makes one.
+		i := max(0, slices.IndexFunc(w.a.releases, func(r *releaseCall) bool { return !r.viaHolder }))
+		r := w.a.releases[i]
 		return w.a.outerText(w.p.pass.TypesInfo, r), r
 	}
 	r := w.a.pair.releases[0]

@@ -162,3 +162,61 @@ func fetchConditionalHook(p *permits, rc io.ReadCloser, give bool) (_ io.ReadClo
 	}
 	return body, nil
 }
+
+// marked sets a flag before it calls the hook: nothing there can leave, so Close still
+// runs the hook.
+type marked struct {
+	BeforeClose func()
+	closed      bool
+	io.ReadCloser
+}
+
+func (f *marked) Close() error {
+	f.closed = true
+	f.BeforeClose()
+	return f.ReadCloser.Close()
+}
+
+// fetchMarked's literal counts before it releases, and its Close marks before it calls.
+func fetchMarked(p *permits, rc io.ReadCloser, closes *int) (_ io.ReadCloser, retErr error) {
+	if err := p.Acquire(1); err != nil {
+		return nil, err
+	}
+	if rc == nil {
+		p.Release(1)
+		return nil, errors.New("no body")
+	}
+	n := 0
+	body := &marked{BeforeClose: func() { n++; *closes = n; p.Release(1) }, ReadCloser: rc}
+	defer func() {
+		if retErr != nil {
+			body.Close()
+		}
+	}()
+	if _, err := wrap(body); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// fetchHolderFirst makes the holder before the permit: returning it still hands the
+// release on.
+func fetchHolderFirst(p *permits, rc io.ReadCloser) (_ io.ReadCloser, retErr error) {
+	body := &onClose{BeforeClose: func() { p.Release(1) }, ReadCloser: rc}
+	if err := p.Acquire(1); err != nil {
+		return nil, err
+	}
+	if rc == nil {
+		p.Release(1)
+		return nil, errors.New("no body")
+	}
+	defer func() {
+		if retErr != nil {
+			body.Close()
+		}
+	}()
+	if _, err := wrap(body); err != nil {
+		return nil, err
+	}
+	return body, nil
+}

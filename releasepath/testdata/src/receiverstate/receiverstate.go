@@ -161,3 +161,48 @@ func (c *conn) query(read func() error) error {
 	c.unlock()
 	return nil
 }
+
+func (c *conn) Close() error { c.status = 2; return nil }
+
+// queryDeferred defers the connection's Close: every return ends the busy state.
+func (c *conn) queryDeferred(read func() error) error {
+	if err := c.lock(); err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := read(); err != nil {
+		return errors.New("broken")
+	}
+	c.unlock()
+	return nil
+}
+
+// queryDeferredLiteral closes it in a deferred literal.
+func (c *conn) queryDeferredLiteral(read func() error) error {
+	if err := c.lock(); err != nil {
+		return err
+	}
+	defer func() { c.Close() }()
+	if err := read(); err != nil {
+		return errors.New("broken")
+	}
+	c.unlock()
+	return nil
+}
+
+func (c *conn) isClosed() bool { return c.status == 2 }
+
+// queryClosedTest only asks whether it is closed: isClosed has no word Close.
+func (c *conn) queryClosedTest(read func() error) error {
+	if err := c.lock(); err != nil {
+		return err
+	}
+	if err := read(); err != nil {
+		if c.isClosed() {
+			return errors.New("closed") // want `return may skip c.unlock \(lock at line 197\)`
+		}
+		return errors.New("broken") // want `return may skip c.unlock \(lock at line 197\)`
+	}
+	c.unlock()
+	return nil
+}

@@ -85,3 +85,62 @@ func pointerHolder(path string, o *store.Options) error {
 	o.OpenFile = func(string) (*os.File, error) { return f, nil }
 	return nil
 }
+
+// kept hands the struct to a callee that keeps it where it succeeds: only the failure
+// leaks, even though the callee keeps what it is passed.
+func kept(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	var o store.Options
+	o.File = f
+	if err := store.Use(&o); err != nil {
+		return err // want `return may skip f.Close \(Open at line 92\)`
+	}
+	return nil
+}
+
+// keptLater tests the error after the assignment, and the callee is a method.
+func keptLater(path string, db *store.DB) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	var o store.Options
+	o.File = f
+	err = db.Attach(&o)
+	if err != nil {
+		return err // want `return may skip f.Close \(Open at line 106\)`
+	}
+	return nil
+}
+
+// keptByFuncValue passes the struct to a function value: taken only where it succeeds,
+// though nothing says what a function value keeps.
+func keptByFuncValue(path string, use func(*store.Options) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	var o store.Options
+	o.File = f
+	if err := use(&o); err != nil {
+		return err // want `return may skip f.Close \(Open at line 122\)`
+	}
+	return nil
+}
+
+// fieldOfField stores the file in a struct field of the struct: still its own memory.
+func fieldOfField(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	var o store.Options
+	o.Log.File = f
+	if err := store.Use(&o); err != nil {
+		return err // want `return may skip f.Close \(Open at line 136\)`
+	}
+	return nil
+}
