@@ -476,6 +476,9 @@ func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRe
 		if isNilIdent(info, x) {
 			x, y = y, x
 		}
+		if k, ok := exprKey(info, x); ok && w.a.recvKey != "" && k == w.a.recvKey && isNilIdent(info, y) && (c.Op == token.NEQ) == want {
+			return condRelease{}, deferUnconditional // if w.backend != nil { w.backend.stopReaper() }
+		}
 		id, ok := x.(*ast.Ident)
 		if !ok {
 			return condRelease{}, deferUnrelated

@@ -233,7 +233,9 @@
 //     f.Close(), defer closeQuietly(f) or defer func(f *os.File) { f.Close() }(f) before
 //     the open closes nothing of it.
 //   - selectend: the end of a function no path falls off: a select whose every case returns.
-//   - deferguard: a deferred release counts when unconditional or under a nil guard (or a
+//   - deferguard: a deferred release counts when unconditional or under a nil guard (of the
+//     value, or of the receiver the acquisition was made on: if w.backend != nil {
+//     w.backend.stopReaper() }, rclone's serve s3, where a nil receiver started nothing; or a
 //     descriptor's, which skips only the values it has when it holds nothing, 0 and -1: fd
 //     != 0, fd != -1, fd >= 0, fd > 0, also written the other way round or negated; go-fuse's
 //     posixtest reopens fd under such a close deferred earlier; fd != 5 is a condition),
@@ -310,8 +312,10 @@
 //     (unlock, Gosched, lock), or one whose release is under a condition (if t.verbose {
 //     t.mu.Unlock() }). A helper entered holding the lock that releases it first and last
 //     releases it, whatever it takes and gives back in between (grpc's
-//     resetTransportAndUnlock: unlock, dial, lock, count, unlock), called or started in a
-//     go statement (go c.resetAndUnlock() hands the held lock to the goroutine).
+//     resetTransportAndUnlock: unlock, dial, lock, count, unlock; rclone's pump, whose for
+//     loop with no condition and no break out of it unlocks before each return and locks
+//     only to go round again), called or started in a go statement (go c.resetAndUnlock()
+//     hands the held lock to the goroutine).
 //   - releaseflag: a helper that releases under a bool parameter of its own, which it never
 //     changes (if freeTurn { p.freeTurn() }; no assignment, no &freeTurn, no range or
 //     literal that sets it), before every return where the parameter is
@@ -455,7 +459,8 @@
 //     assigns (p.host = other), or a type no other method of which releases, keeps every
 //     finding.
 //   - compositehandoff: passing it inside a composite literal (s.push(entry{lease: l})), or
-//     to a Serve-like method (srv.Serve(ln)).
+//     to a Serve-like method (srv.Serve(ln)), or to a function whose summary hands its
+//     parameter to one (rclone's s.serve(listener, …) returning hs.Serve(listener)).
 //   - resultholds: returning (or storing) the result of a function of the package whose
 //     result holds the value it is passed, or its receiver: return c.wrap(data), nil for a
 //     wrap that stores c in the rows it returns (r.c = c; return r), as pgx's pool hands a

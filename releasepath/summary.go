@@ -560,6 +560,14 @@ func (k *keepScan) call(n *ast.CallExpr) {
 	if cfn == nil {
 		return
 	}
+	if words(cfn.Name())[0] == "Serve" {
+		// A Serve-like method owns what it is given (compositehandoff), and so does a
+		// helper that hands it one: rclone's s.serve(listener, …) returning hs.Serve(listener).
+		for _, a := range n.Args {
+			k.mark(a, keptAway)
+		}
+		return
+	}
 	inner := k.p.wrapper(cfn)
 	if inner == nil {
 		return

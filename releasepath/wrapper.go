@@ -559,10 +559,44 @@ func bodyEnds(body *ast.BlockStmt) []ast.Node {
 	if len(body.List) == 0 {
 		return append(out, body)
 	}
-	if _, ok := body.List[len(body.List)-1].(*ast.ReturnStmt); !ok {
+	switch last := body.List[len(body.List)-1].(type) {
+	case *ast.ReturnStmt:
+	case *ast.ForStmt:
+		if last.Cond != nil || breaksOut(last) {
+			out = append(out, body)
+		} // for { … } with no break out of it never falls off the end (rclone's pump)
+	default:
 		out = append(out, body)
 	}
 	return out
+}
+
+// breaksOut reports whether a break may leave loop: an unlabeled one in its body outside
+// any inner loop, switch or select, or a labeled one (which may name it), or a goto.
+func breaksOut(loop *ast.ForStmt) bool {
+	found := false
+	var visit func(n ast.Node, inner bool)
+	visit = func(n ast.Node, inner bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			if found {
+				return false
+			}
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+				if m != n {
+					visit(m, true)
+					return false
+				}
+			case *ast.BranchStmt:
+				found = m.Tok == token.GOTO || m.Tok == token.BREAK && (m.Label != nil || !inner)
+			}
+			return true
+		})
+	}
+	visit(loop.Body, false)
+	return found
 }
 
 // dominated reports, for each end of body (a return, or the fall off the body), whether

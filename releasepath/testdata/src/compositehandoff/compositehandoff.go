@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 
 	"github.com/safereconcile/safereconcile/lease"
 )
@@ -69,7 +70,29 @@ func describeOnly(ctx context.Context, a address) (string, error) {
 		return "", errors.Join(errEnded, l.Release(ctx))
 	}
 	if a.ip == "-" {
-		return "", errEnded // want `return may skip l.Release \(New at line 67\)`
+		return "", errEnded // want `return may skip l.Release \(New at line 68\)`
 	}
 	return describe(entry{lease: l}), nil
+}
+
+// serveOn hands its listener to http.Server.Serve: a helper that gives a Serve-like method
+// its parameter keeps it, as the Serve would.
+func serveOn(s *server, ln net.Listener, spec string) error {
+	if spec == "" {
+		return s.Serve(ln)
+	}
+	hs := &http.Server{}
+	return hs.Serve(ln)
+}
+
+// listenAndServe gives the listener to serveOn: handed on at its return, kept before it.
+func listenAndServe(s *server, addr, spec string, write func() error) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	if err := write(); err != nil {
+		return err // want `return may skip ln.Close \(Listen at line 90\)`
+	}
+	return serveOn(s, ln, spec)
 }
