@@ -692,11 +692,48 @@ func (w *walker) reassignedAfter() bool {
 				if id, ok := ast.Unparen(l).(*ast.Ident); ok && w.a.values[info.Uses[id]] {
 					found = true
 				}
+				if w.isReceiverPath(l) {
+					found = true // r = nil, w.backend = newReaper(): the closure reads another receiver
+				}
 			}
 		}
 		return !found
 	})
 	return found
+}
+
+// receiverReassignedAfter reports whether the body assigns, after the acquisition, the
+// receiver it was made on or what that is reached through (r = nil, w.backend =
+// newReaper() after w.backend.startReaper()).
+func (w *walker) receiverReassignedAfter() bool {
+	found := false
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && as.Pos() > w.a.node.End() {
+			found = found || slices.ContainsFunc(as.Lhs, w.isReceiverPath)
+		}
+		return !found
+	})
+	return found
+}
+
+// isReceiverPath reports whether l names the receiver the acquisition was made on, or a
+// variable or field it is reached through: r, w.backend or w for w.backend.startReaper().
+func (w *walker) isReceiverPath(l ast.Expr) bool {
+	info := w.p.pass.TypesInfo
+	recv := receiver(info, w.a.call)
+	for recv != nil {
+		if k1, ok1 := exprKey(info, l); ok1 {
+			if k2, ok2 := exprKey(info, recv); ok2 && k1 == k2 {
+				return true
+			}
+		}
+		sel, ok := ast.Unparen(recv).(*ast.SelectorExpr)
+		if !ok {
+			return false
+		}
+		recv = sel.X
+	}
+	return false
 }
 
 // descriptorGuard reports whether c, taken when it is want, tests a basic handle of the

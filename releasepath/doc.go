@@ -228,7 +228,9 @@
 //     locks.Unlock(key); … locks.Lock(key)). So does a closure deferred earlier in a block
 //     around the acquisition (the body, or the loop body it is in) that reads the variable
 //     when it runs: var f *os.File; defer func() { if f != nil { f.Close() } }(); f, err =
-//     os.Open(p); unless the function assigns the variable again after the open (f = nil).
+//     os.Open(p); unless the function assigns the variable again after the open (f = nil),
+//     or, for a release on a receiver, the receiver or what it is reached through (r = nil,
+//     w.backend = newReaper() after w.backend.startReaper()), under a condition or not.
 //     A deferred call's receiver and arguments are read when it is deferred, so defer
 //     f.Close(), defer closeQuietly(f) or defer func(f *os.File) { f.Close() }(f) before
 //     the open closes nothing of it.
@@ -314,8 +316,10 @@
 //     releases it, whatever it takes and gives back in between (grpc's
 //     resetTransportAndUnlock: unlock, dial, lock, count, unlock; rclone's pump, whose for
 //     loop with no condition and no break out of it unlocks before each return and locks
-//     only to go round again), called or started in a go statement (go c.resetAndUnlock()
-//     hands the held lock to the goroutine).
+//     only to go round again; a break, labeled or not, or a labeled continue that stays
+//     inside the loop leaves it endless), called or started in a go statement (go
+//     c.resetAndUnlock() hands the held lock to the goroutine). A helper with a goto has no
+//     summary.
 //   - releaseflag: a helper that releases under a bool parameter of its own, which it never
 //     changes (if freeTurn { p.freeTurn() }; no assignment, no &freeTurn, no range or
 //     literal that sets it), before every return where the parameter is
@@ -331,8 +335,8 @@
 //     io.Closer) { c.Close() }, only for the value the call passes (or the lock,
 //     unlock(&p.mu) for func(m *sync.Mutex) { m.Unlock() }); unlock() for unlock := func()
 //     { s.mu.Unlock() }, also declared before the lock and called from another literal
-//     (defer func() { unlock() }()). A literal that releases under a condition (if verbose)
-//     does not count, called or deferred, unless the condition is ok flags (see deferguard)
+//     (defer func() { unlock() }()). A literal that releases under a condition (if verbose),
+//     or only inside a loop of it (an endless for too), does not count, called or deferred, unless the condition is ok flags (see deferguard)
 //     whose values the path has set so where it is called, or that hold at a return where
 //     it is deferred: reject := func(err error) { if held { q.unhold(id) } } releases after
 //     held = true, not before it, and not from a literal inside it.
@@ -419,7 +423,7 @@
 //     }; c := get()), starting a goroutine whose literal releases it whenever it runs (go
 //     func() { defer s.sem.Release(); … }(), the permit of the batch it runs, or a release
 //     before each of its returns; not one under a condition, in one case of a switch, after an
-//     early return, or in a literal it never calls), passing a closure or method value that
+//     early return, inside a loop of it (an endless for too), or in a literal it never calls), passing a closure or method value that
 //     releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or passing the
 //     acquisition's result straight to another call (register(p.reserve(n))). So does passing
 //     it to a function with no summary: a function value or an interface method not called on
@@ -459,8 +463,10 @@
 //     assigns (p.host = other), or a type no other method of which releases, keeps every
 //     finding.
 //   - compositehandoff: passing it inside a composite literal (s.push(entry{lease: l})), or
-//     to a Serve-like method (srv.Serve(ln)), or to a function whose summary hands its
-//     parameter to one (rclone's s.serve(listener, …) returning hs.Serve(listener)).
+//     to a Serve-like method, one whose name leads with the word Serve (srv.Serve(ln),
+//     c.ServeConn(ln)), or to a function whose summary hands that parameter to one (rclone's
+//     s.serve(listener, …) returning hs.Serve(listener)). A function named so, not a method
+//     (ServeNothing(ln)), is read by its summary as any other.
 //   - resultholds: returning (or storing) the result of a function of the package whose
 //     result holds the value it is passed, or its receiver: return c.wrap(data), nil for a
 //     wrap that stores c in the rows it returns (r.c = c; return r), as pgx's pool hands a

@@ -314,12 +314,18 @@ func (w *walker) compositeHandOff(call *ast.CallExpr, arg ast.Expr, st *state) b
 	if _, ok := e.(*ast.CompositeLit); ok {
 		return w.holds(e, st)
 	}
-	if fn, ok := typeInfoCallee(w.p.pass.TypesInfo, call); ok {
-		if ws := words(fn.Name()); ws[0] == "Serve" {
-			return w.holds(arg, st)
-		}
+	if fn, ok := typeInfoCallee(w.p.pass.TypesInfo, call); ok && serveLike(fn) {
+		return w.holds(arg, st)
 	}
 	return false
+}
+
+// serveLike reports whether fn is a method whose name leads with the word Serve (Serve,
+// ServeConn, ServeListener): a server's loop, which owns what it is given to serve. A
+// function of that name is read by its summary, as any other.
+func serveLike(fn *types.Func) bool {
+	sig, ok := fn.Type().(*types.Signature)
+	return ok && sig.Recv() != nil && words(fn.Name())[0] == "Serve"
 }
 
 // assign applies lhs = rhs: aliases, handoffs into fields, maps and slices, flag values, and

@@ -206,7 +206,11 @@ func (w *walker) run() {
 		st.flags[o] = false // a named result starts as its zero value
 	}
 	w.initialDefers(&st)
-	if w.deferredBefore && !w.reassignedAfter() {
+	if w.receiverReassignedAfter() {
+		// A closure deferred before the acquisition reads the receiver when it runs: given
+		// another value later (r = nil), its release is another receiver's.
+		st.conds = nil
+	} else if w.deferredBefore && !w.reassignedAfter() {
 		return
 	}
 	w.knownAtAcquisition(&st)

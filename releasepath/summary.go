@@ -560,7 +560,7 @@ func (k *keepScan) call(n *ast.CallExpr) {
 	if cfn == nil {
 		return
 	}
-	if words(cfn.Name())[0] == "Serve" {
+	if serveLike(cfn) {
 		// A Serve-like method owns what it is given (compositehandoff), and so does a
 		// helper that hands it one: rclone's s.serve(listener, …) returning hs.Serve(listener).
 		for _, a := range n.Args {

@@ -559,7 +559,11 @@ func bodyEnds(body *ast.BlockStmt) []ast.Node {
 	if len(body.List) == 0 {
 		return append(out, body)
 	}
-	switch last := body.List[len(body.List)-1].(type) {
+	last := body.List[len(body.List)-1]
+	if l, ok := last.(*ast.LabeledStmt); ok {
+		last = l.Stmt // outer: for { … }
+	}
+	switch last := last.(type) {
 	case *ast.ReturnStmt:
 	case *ast.ForStmt:
 		if last.Cond != nil || breaksOut(last) {
@@ -571,9 +575,18 @@ func bodyEnds(body *ast.BlockStmt) []ast.Node {
 	return out
 }
 
-// breaksOut reports whether a break may leave loop: an unlabeled one in its body outside
-// any inner loop, switch or select, or a labeled one (which may name it), or a goto.
+// breaksOut reports whether a branch may leave loop: an unlabeled break in its body outside
+// any inner loop, switch or select, or a labeled break or a goto to a label declared
+// outside its body (a labeled continue goes round a loop in it or loop itself).
 func breaksOut(loop *ast.ForStmt) bool {
+	inside := map[string]bool{}
+	ast.Inspect(loop.Body, func(m ast.Node) bool {
+		if l, ok := m.(*ast.LabeledStmt); ok {
+			inside[l.Label.Name] = true
+		}
+		_, lit := m.(*ast.FuncLit)
+		return !lit
+	})
 	found := false
 	var visit func(n ast.Node, inner bool)
 	visit = func(n ast.Node, inner bool) {
@@ -590,7 +603,12 @@ func breaksOut(loop *ast.ForStmt) bool {
 					return false
 				}
 			case *ast.BranchStmt:
-				found = m.Tok == token.GOTO || m.Tok == token.BREAK && (m.Label != nil || !inner)
+				switch {
+				case m.Tok == token.GOTO || m.Tok == token.BREAK && m.Label != nil:
+					found = !inside[m.Label.Name]
+				case m.Tok == token.BREAK:
+					found = !inner
+				}
 			}
 			return true
 		})

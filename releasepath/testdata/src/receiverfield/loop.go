@@ -74,3 +74,62 @@ func (up *upload) putSome(part, limit int, b []byte) error {
 	up.parts[part] = b
 	return up.pumpSome(limit) // want `return may skip up.mu.Unlock \(Lock at line 69\)`
 }
+
+// pumpLabeled breaks out of an inner loop by its label, and its own loop is labeled too:
+// neither leaves the endless loop.
+func (up *upload) pumpLabeled() error {
+outer:
+	for {
+	scan:
+		for i := 0; i < 3; i++ {
+			if up.parts[i] == nil {
+				break scan
+			}
+			if up.closed {
+				continue outer
+			}
+		}
+		up.mu.Unlock()
+		if err := up.sink(nil); err != nil {
+			return err
+		}
+		up.mu.Lock()
+		if up.closed {
+			up.mu.Unlock()
+			return nil
+		}
+	}
+}
+
+func (up *upload) putLabeled(part int, b []byte) error {
+	up.mu.Lock()
+	if up.closed {
+		up.mu.Unlock()
+		return errors.New("upload gone")
+	}
+	up.parts[part] = b
+	return up.pumpLabeled()
+}
+
+// pumpBreakOuter leaves its labeled loop by a break of that label and falls off holding.
+func (up *upload) pumpBreakOuter() error {
+outer:
+	for {
+		if up.closed {
+			break outer
+		}
+		up.mu.Unlock()
+		return nil
+	}
+	return nil
+}
+
+func (up *upload) putBreakOuter(part int, b []byte) error {
+	up.mu.Lock()
+	if up.closed {
+		up.mu.Unlock()
+		return errors.New("upload gone")
+	}
+	up.parts[part] = b
+	return up.pumpBreakOuter() // want `return may skip up.mu.Unlock \(Lock at line 128\)`
+}
