@@ -86,7 +86,7 @@ func reassignedReceiver(expire bool) (rp *reaper, err error) {
 type fsys struct{}
 
 func (fsys) Create(name string) (*reaper, error) { return &reaper{}, nil }
-func (fsys) Remove(name string) error             { return nil }
+func (fsys) Remove(name string) error            { return nil }
 
 type versionSet struct {
 	fs       fsys
