@@ -42,35 +42,7 @@ func compositeHolders(info *types.Info, body *ast.BlockStmt, a *acquisition) map
 			holders = append(holders, o)
 		}
 	}
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			for i, l := range n.Lhs {
-				if id, ok := ast.Unparen(l).(*ast.Ident); ok {
-					var value ast.Expr
-					if len(n.Lhs) == len(n.Rhs) {
-						value = n.Rhs[i]
-					}
-					give(id, value)
-				}
-			}
-		case *ast.ValueSpec:
-			for i, id := range n.Names {
-				if len(n.Values) == len(n.Names) {
-					give(id, n.Values[i])
-				} else if len(n.Values) > 0 {
-					give(id, nil) // var h, err = open()
-				}
-			}
-		case *ast.RangeStmt:
-			for _, e := range []ast.Expr{n.Key, n.Value} {
-				if id, ok := e.(*ast.Ident); ok {
-					give(id, nil)
-				}
-			}
-		}
-		return true
-	})
+	eachGiven(body, give)
 	var out map[types.Object]bool
 	for _, o := range holders {
 		if given[o] == 1 {
@@ -163,35 +135,7 @@ func (p *pkgChecker) closureHolders(body *ast.BlockStmt, a *acquisition) map[typ
 			}
 		}
 	}
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			for i, l := range n.Lhs {
-				if id, ok := ast.Unparen(l).(*ast.Ident); ok {
-					var value ast.Expr
-					if len(n.Lhs) == len(n.Rhs) {
-						value = n.Rhs[i]
-					}
-					give(id, value)
-				}
-			}
-		case *ast.ValueSpec:
-			for i, id := range n.Names {
-				if len(n.Values) == len(n.Names) {
-					give(id, n.Values[i])
-				} else if len(n.Values) > 0 {
-					give(id, nil)
-				}
-			}
-		case *ast.RangeStmt:
-			for _, e := range []ast.Expr{n.Key, n.Value} {
-				if id, ok := e.(*ast.Ident); ok {
-					give(id, nil)
-				}
-			}
-		}
-		return true
-	})
+	eachGiven(body, give)
 	for o := range other {
 		delete(out, o)
 	}
@@ -241,4 +185,39 @@ func leadingCall(body *ast.BlockStmt, match func(*ast.CallExpr) bool) bool {
 		}
 	}
 	return false
+}
+
+// eachGiven calls give for each variable body names on the left of an assignment, a var
+// declaration or a range, with the value it is given there, or nil when that is no single
+// expression of its own (var h, err = open(), for _, v := range xs).
+func eachGiven(body *ast.BlockStmt, give func(id *ast.Ident, value ast.Expr)) {
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+					var value ast.Expr
+					if len(n.Lhs) == len(n.Rhs) {
+						value = n.Rhs[i]
+					}
+					give(id, value)
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if len(n.Values) == len(n.Names) {
+					give(id, n.Values[i])
+				} else if len(n.Values) > 0 {
+					give(id, nil)
+				}
+			}
+		case *ast.RangeStmt:
+			for _, e := range []ast.Expr{n.Key, n.Value} {
+				if id, ok := e.(*ast.Ident); ok {
+					give(id, nil)
+				}
+			}
+		}
+		return true
+	})
 }
