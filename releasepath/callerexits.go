@@ -87,15 +87,22 @@ func (p *pkgChecker) funcUses() map[*types.Func][]use {
 // call. A cycle of calls proves nothing: the function's own recursive call is a caller that
 // does not exit.
 func (p *pkgChecker) callerExits(fn *types.Func) bool {
-	if v, ok := p.exits[fn]; ok {
+	return memoized(&p.exits, fn, p.computeCallerExits)
+}
+
+// memoized returns compute(fn), computed once per fn into *m. While it is computed, fn's
+// entry is false: a recursion (a cycle of callers, a method calling itself) proves nothing
+// and adds nothing.
+func memoized(m *map[*types.Func]bool, fn *types.Func, compute func(*types.Func) bool) bool {
+	if v, ok := (*m)[fn]; ok {
 		return v
 	}
-	if p.exits == nil {
-		p.exits = map[*types.Func]bool{}
+	if *m == nil {
+		*m = map[*types.Func]bool{}
 	}
-	p.exits[fn] = false // a cycle proves nothing
-	v := p.computeCallerExits(fn)
-	p.exits[fn] = v
+	(*m)[fn] = false
+	v := compute(fn)
+	(*m)[fn] = v
 	return v
 }
 

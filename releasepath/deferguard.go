@@ -692,9 +692,6 @@ func (w *walker) reassignedAfter() bool {
 				if id, ok := ast.Unparen(l).(*ast.Ident); ok && w.a.values[info.Uses[id]] {
 					found = true
 				}
-				if w.isReceiverPath(l) {
-					found = true // r = nil, w.backend = newReaper(): the closure reads another receiver
-				}
 			}
 		}
 		return !found

@@ -25,17 +25,7 @@ func (p *pkgChecker) ownReceiverCall(call *ast.CallExpr, fn *types.Func, self ty
 // p.openCurlyBrace() checks the next token. A method met again while its answer is being
 // found (a recursion) adds nothing to it.
 func (p *pkgChecker) changesReceiver(fn *types.Func) bool {
-	fn = fn.Origin()
-	if v, ok := p.mutators[fn]; ok {
-		return v
-	}
-	if p.mutators == nil {
-		p.mutators = map[*types.Func]bool{}
-	}
-	p.mutators[fn] = false // while it is found
-	v := p.computeChangesReceiver(fn)
-	p.mutators[fn] = v
-	return v
+	return memoized(&p.mutators, fn.Origin(), p.computeChangesReceiver)
 }
 
 func (p *pkgChecker) computeChangesReceiver(fn *types.Func) bool {
