@@ -154,6 +154,18 @@ func (w *walker) stableOperand(e ast.Expr) (string, []types.Object, bool) {
 			k += "." + objID(f)
 		}
 		return k, roots, true
+	case *ast.CallExpr:
+		// len(tw.changes), cap(buf): the length of a stable operand is as stable (etcd's
+		// if len(tw.changes) != 0 { tw.s.revMu.Lock() } … the same if { Unlock }).
+		id, ok := ast.Unparen(x.Fun).(*ast.Ident)
+		if b, isBuiltin := info.Uses[id].(*types.Builtin); !ok || !isBuiltin || (b.Name() != "len" && b.Name() != "cap") || len(x.Args) != 1 {
+			return "", nil, false
+		}
+		k, roots, ok := w.stableOperand(x.Args[0])
+		if !ok || len(roots) == 0 {
+			return "", nil, false
+		}
+		return id.Name + "(" + k + ")", roots, true
 	}
 	return "", nil, false
 }
@@ -320,6 +332,8 @@ func (w *walker) settled(cond ast.Expr, st *state) (v, known bool) {
 // knownAtAcquisition records what the tests around the acquisition say of steady
 // variables: the acquisition in the body of if a && !b knows a true and b false, in the
 // else of if a || b both false. The search starts at the acquisition and never meets them.
+// So with an error the path follows (errorFollowed) that nothing assigns between the test
+// and the acquisition: the acquisition in the body of if err == nil knows err nil.
 func (w *walker) knownAtAcquisition(st *state) {
 	path := append(slices.Clone(w.a.stmtStack), ast.Node(w.a.call)) // outermost first
 	for i, n := range path[:len(path)-1] {
@@ -329,29 +343,107 @@ func (w *walker) knownAtAcquisition(st *state) {
 		}
 		switch path[i+1] {
 		case ifs.Body:
-			w.terms(ifs.Cond, true, st)
+			w.terms(ifs, ifs.Cond, true, st)
 		case ifs.Else:
-			w.terms(ifs.Cond, false, st)
+			w.terms(ifs, ifs.Cond, false, st)
 		}
 	}
 }
 
-// terms records the values of the steady variables that cond being v settles.
-func (w *walker) terms(cond ast.Expr, v bool, st *state) {
+// terms records the values of the steady variables, and of the errors, that cond of ifs
+// being v settles.
+func (w *walker) terms(ifs *ast.IfStmt, cond ast.Expr, v bool, st *state) {
 	switch c := ast.Unparen(cond).(type) {
 	case *ast.UnaryExpr:
 		if c.Op == token.NOT {
-			w.terms(c.X, !v, st)
+			w.terms(ifs, c.X, !v, st)
 		}
 	case *ast.BinaryExpr:
 		if (c.Op == token.LAND && v) || (c.Op == token.LOR && !v) {
-			w.terms(c.X, v, st)
-			w.terms(c.Y, v, st)
+			w.terms(ifs, c.X, v, st)
+			w.terms(ifs, c.Y, v, st)
 		}
 	}
 	if o, val, ok := w.testOf(cond, v); ok && w.steady(o) {
 		st.tested[o] = val
 	}
+	if o, ok := w.errorTest(cond); ok && !w.assignedWithin(o, ifs.Cond.End(), w.a.call.End()) {
+		w.trackErrors(cond, v, st)
+	}
+}
+
+// errorTest returns the error cond compares with nil (err != nil, err == nil) when the
+// search follows every change of it: a local, parameter or result of the function checked,
+// whose address is never taken and that no function literal assigns, so that the
+// assignments the path meets are all its changes (assignKnown).
+func (w *walker) errorTest(cond ast.Expr) (types.Object, bool) {
+	info := w.p.pass.TypesInfo
+	c, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok || (c.Op != token.EQL && c.Op != token.NEQ) {
+		return nil, false
+	}
+	x := c.X
+	if isNilIdent(info, x) {
+		x = c.Y
+	} else if !isNilIdent(info, c.Y) {
+		return nil, false
+	}
+	id, ok := ast.Unparen(x).(*ast.Ident)
+	if !ok {
+		return nil, false
+	}
+	o, ok := info.Uses[id].(*types.Var)
+	if !ok || !isError(o.Type()) || o.Pos() < w.fnNode.Pos() || o.Pos() >= w.fnNode.End() || w.p.changesOf(w.fnNode).escaped[o] {
+		return nil, false
+	}
+	return o, true
+}
+
+// knownError prunes the edge of an error test (errorTest) that contradicts what the path
+// knows of that error: past the true edge of if err == nil, with err unchanged, the true
+// edge of if err != nil is not taken. prometheus's convertAndEnqueueNHCB takes a layout in if
+// err == nil { … }, gives it back or keeps it in the next if err == nil { … }, and returns at
+// if err != nil { return true }: one decision.
+func (w *walker) knownError(cond ast.Expr, edge bool, st *state) bool {
+	o, ok := w.errorTest(cond)
+	if !ok {
+		return false
+	}
+	c := ast.Unparen(cond).(*ast.BinaryExpr)
+	nonNil := (c.Op == token.NEQ) == edge // what the edge says of o
+	return nonNil && slices.Contains(st.nilErr, o) || !nonNil && slices.Contains(st.errSet, o)
+}
+
+// assignedWithin reports whether an assignment to o starts between from and to: o = …, o,
+// x := …, or a range over into it.
+func (w *walker) assignedWithin(o types.Object, from, to token.Pos) bool {
+	info := w.p.pass.TypesInfo
+	found := false
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		if found || n == nil || n.End() < from || n.Pos() > to {
+			return false
+		}
+		var lhs []ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			lhs = n.Lhs
+		case *ast.RangeStmt:
+			lhs = []ast.Expr{n.Key, n.Value}
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				lhs = append(lhs, id)
+			}
+		}
+		if n.Pos() >= from {
+			for _, l := range lhs {
+				if id, ok := l.(*ast.Ident); ok && info.ObjectOf(id) == o {
+					found = true
+				}
+			}
+		}
+		return true
+	})
+	return found
 }
 
 // assignedOnPath updates what the path knows of the tracked variables node n declares or

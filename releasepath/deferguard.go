@@ -234,6 +234,9 @@ func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
 	if maker, ok := ast.Unparen(d.Call.Fun).(*ast.CallExpr); ok && (w.rels[maker] || w.p.madeRelease(w.a, maker)) {
 		return true // defer closeLater(f)(); defer closeNow(f)(), whose call runs at the defer
 	}
+	if w.onError(d, st) {
+		return false
+	}
 	if id, ok := ast.Unparen(d.Call.Fun).(*ast.Ident); ok {
 		if o := w.p.pass.TypesInfo.Uses[id]; o != nil && st.clos[o] {
 			return true // defer cleanup()
@@ -268,6 +271,55 @@ func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
 		}
 	}
 	return false
+}
+
+// onError applies a deferred call given the address of an error of the function and a
+// closure, or the deferred call of what such a call returns: defer atexit.OnError(&err,
+// func() { w.Abort(ctx) })(), defer onFailure(&err, func() { f.Close() }). Given &err, the
+// helper reads the error as the function returns, and the closure is what it runs when the
+// error is non-nil, which is the least it can mean: its releases count as deferred under err
+// != nil (rclone's multipart upload aborts its chunk writer so), unless the helper's name
+// says success (onSuccess, IfOK). It reports whether d is such a call.
+func (w *walker) onError(d *ast.DeferStmt, st *state) bool {
+	call := d.Call
+	if maker, ok := ast.Unparen(call.Fun).(*ast.CallExpr); ok && len(call.Args) == 0 {
+		call = maker
+	}
+	info := w.p.pass.TypesInfo
+	var errVar types.Object
+	var lit *ast.FuncLit
+	for _, arg := range call.Args {
+		switch x := ast.Unparen(arg).(type) {
+		case *ast.UnaryExpr:
+			if id, ok := ast.Unparen(x.X).(*ast.Ident); ok && x.Op == token.AND {
+				if o, ok := info.Uses[id].(*types.Var); ok && isError(o.Type()) && o.Pos() >= w.fnNode.Pos() && o.Pos() < w.fnNode.End() {
+					errVar = o
+				}
+			}
+		case *ast.FuncLit:
+			if len(litParams(info, x)) == 0 {
+				lit = x
+			}
+		}
+	}
+	if errVar == nil || lit == nil {
+		return false
+	}
+	if fn, ok := typeInfoCallee(info, call); ok && slices.ContainsFunc(words(fn.Name()), func(w string) bool {
+		return w == "Success" || w == "Succeeded" || w == "Ok" || w == "OK"
+	}) {
+		return false // defer onSuccess(&err, commit): the closure runs where err is nil
+	}
+	for _, r := range w.litReleases(lit) {
+		c, g := w.guardOf(lit, r)
+		switch g {
+		case deferUnconditional:
+			st.conds = append(st.conds, w.markNamed(condRelease{errVar: errVar}))
+		case deferConditional:
+			st.conds = append(st.conds, w.markNamed(condRelease{errVar: errVar}).conjoin(c))
+		}
+	}
+	return true
 }
 
 // A deferGuard says under what a release in a deferred closure runs.

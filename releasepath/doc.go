@@ -33,7 +33,8 @@
 //     releaseOwn(ctx, c, lb) after holdAddress(ctx, c, lb, ip), the #97740 shape. Scoped
 //     verbs (Hold, Reserve, Acquire, Claim, Lock, Open, Begin, Dial) are released on every
 //     return (a pooled resource from Acquire by its Release or its Destroy, an open writer by
-//     its Close or its Commit, which closes a containerd content writer even on error);
+//     its Close or its Commit, which closes a containerd content writer even on error, or
+//     its Abort, which discards an upload);
 //     rollback verbs
 //     (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup, Start) only on error
 //     returns, and only when the function undoes the acquisition on some error path
@@ -90,7 +91,8 @@
 //     package that returns nothing or an error manages the receiver's state (see
 //     receiverstate). No fix is offered: where the lock goes is the callee's contract.
 //   - the default table: ipam.ExecAdd and invoke.DelegateAdd (CNI), netlink.LinkAdd, etcd
-//     Grant and concurrency.NewSession, os.Open, os.OpenFile, os.Create, os.CreateTemp
+//     Grant and concurrency.NewSession (ended by its Close, or by its Orphan, which leaves
+//     the lease to its owner), os.Open, os.OpenFile, os.Create, os.CreateTemp
 //     (and ioutil.TempFile), net.Listen, net.Dial, net.DialTimeout and a net.Dialer's Dial
 //     and DialContext, tls.Dial, tls.DialWithDialer and a tls.Dialer's Dial and DialContext
 //     (released by the connection's Close), and this module's lease.New
@@ -137,7 +139,8 @@
 //     = true after an open with if didOpen { f.Close() }. The tests around the acquisition
 //     settle a variable never assigned after its declaration. A comparison (==, !=, <, <=, >,
 //     >=) or a bool field of values the function changes only by declaring them is such a test
-//     too, a field by any of its names (s.locked, (*s).inner.locked): a local, parameter or
+//     too, and so is their length (if len(tw.changes) != 0 { tw.s.revMu.Lock() } … the same
+//     if { Unlock }, etcd's storeTxnWrite.End), a field by any of its names (s.locked, (*s).inner.locked): a local, parameter or
 //     receiver, or a field path of one, that the function never assigns, increments, takes the
 //     address of, calls a pointer method on or assigns in a literal, neither it nor what holds
 //     it (sub or sub.client for sub.client; sub.client.mu.Lock() changes neither), a constant
@@ -150,6 +153,13 @@
 //     edge there, as pebble's benchmark keeps or closes each file it opens and fails only
 //     when it kept none; len(res) < 2 may still be true. Not for a slice whose address is
 //     taken (drop(&res)), that a pointer method is called on, or that a literal assigns.
+//     An error of the function (a local, parameter or result) whose address is never taken
+//     and that no literal assigns is followed the same way: past the true edge of if err ==
+//     nil, while the path assigns it nothing, the true edge of if err != nil is not taken, and
+//     an acquisition in the body of if err == nil knows err nil when nothing assigns it
+//     between the test and the acquisition (prometheus's convertAndEnqueueNHCB takes a layout
+//     in if err == nil { … }, gives it back or keeps it in the next if err == nil { … }, and
+//     returns at if err != nil { return true }).
 //   - neverreturns: panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal.
 //   - callerexits: a return whose error is known non-nil, in a function whose every call
 //     ends the process on that error: if err := run(); err != nil { log.Fatal(err) }, err
@@ -263,7 +273,14 @@
 //     keeps a file the result holds, or a test of an err the closure declares itself), the
 //     exception is the closure's own, and the release counts. A release only in a loop of
 //     the closure (for range xs { f.Close() }), or in a closure with a goto or a labeled
-//     break or continue, does not count.
+//     break or continue, does not count. A deferred call given the address of an error of
+//     the function and a closure, or the deferred call of what such a call returns (defer
+//     atexit.OnError(&err, func() { …; chunkWriter.Abort(ctx) })(), rclone's multipart
+//     upload; defer whenFailed(&err, func() { f.Close() })), reads the error as the function
+//     returns and runs the closure where it is non-nil, the least it can mean: the
+//     closure's releases count as deferred under err != nil, under the closure's own
+//     conditions as above. Not when the helper's name says success (onSuccess, IfOK): what
+//     such a helper runs, and where, is not read.
 //   - calledliteral: a function literal called where it is written releases when every path
 //     through it does, searched as the function is: func() { if err := use(f); err != nil
 //     { f.Close() } else { f.Close() } }(). One that returns before its release where n is
@@ -319,7 +336,10 @@
 //     only to go round again; a break, labeled or not, or a labeled continue that stays
 //     inside the loop leaves it endless), called or started in a go statement (go
 //     c.resetAndUnlock() hands the held lock to the goroutine). A helper with a goto has no
-//     summary.
+//     summary. A call on the receiver itself that returns what it takes (layout :=
+//     t.acquireNHCBLayout(b), a counted reference of prometheus's queue manager) takes no
+//     field of the receiver; one that returns nothing, a bool, an error or a function
+//     (t.lock()) may take any.
 //   - releaseflag: a helper that releases under a bool parameter of its own, which it never
 //     changes (if freeTurn { p.freeTurn() }; no assignment, no &freeTurn, no range or
 //     literal that sets it), before every return where the parameter is
@@ -364,7 +384,11 @@
 //     if !succeeded { r.mu.Unlock() } }() gives the lock back at every error return, and
 //     succeeded = true; return nil keeps it for the caller's stopWriting. A release that its
 //     own block takes back later (r.mu.RUnlock(); reload(); r.mu.RLock()) says nothing of
-//     the result. A named bool result is such a flag, which every return sets: func
+//     the result. Nor does a release straight in the body of an endless loop (no condition,
+//     no break out of it) that acquires first in each round: the returns after it in the
+//     body say what it leads to (for { s.Lock(); if !s.isGCed() { return s, nil }; s.Unlock();
+//     if s, err = next(); err != nil { return nil, err } } returns s locked by contract,
+//     prometheus's lockForAppend). A named bool result is such a flag, which every return sets: func
 //     tryLock() (ok bool) with defer func() { if !ok { c.mu.Unlock() } }() releases at
 //     return false and keeps the lock at return true.
 //   - funcvar: a deferred closure that calls a local function variable whenever it runs
@@ -461,7 +485,12 @@
 //     (os.Create(p.path)) belongs to the receiver only once stored in it. A name with a
 //     parameter or another local in it (p.host + suffix, p.names[i]), a field the method
 //     assigns (p.host = other), or a type no other method of which releases, keeps every
-//     finding.
+//     finding. So is an Open of a field path of the receiver given nothing but a context
+//     (c.Store.Open(ctx) opens c.Store itself) when another method of the type closes that
+//     same path of its receiver (c.Store.Close(ctx) in c.Close, litestream's replicate
+//     command), also where this method stored a new value there first: the field is the
+//     receiver's. Not a count (b.def.acquireRef(), d.sem.Acquire(ctx, 1)), which each call
+//     owes, nor a field no other method closes.
 //   - compositehandoff: passing it inside a composite literal (s.push(entry{lease: l})), or
 //     to a Serve-like method, one whose name leads with the word Serve (srv.Serve(ln),
 //     c.ServeConn(ln)), or to a function whose summary hands that parameter to one (rclone's

@@ -33,7 +33,7 @@ func (w *walker) prune(cond ast.Expr, edge bool, st *state) bool {
 		return known && v != edge
 	}
 	if w.correlated(cond, edge, st) || w.nonEmptyHolder(cond, edge, st) || w.failureBranch(cond, edge, st) || w.nilGuard(cond, edge) ||
-		w.sureAssertion(cond, edge) {
+		w.sureAssertion(cond, edge) || w.knownError(cond, edge, st) {
 		return true
 	}
 	w.trackErrors(cond, edge, st)

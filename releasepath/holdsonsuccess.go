@@ -281,6 +281,14 @@ func (w *walker) releasesSay(rels []*releaseCall, i int, read func(ast.Expr, *re
 			}
 			return false
 		}
+		if rets, ok := w.loopsBack(r); ok {
+			for _, ret := range rets {
+				if w.resultSays(ret, i, read, r) != want {
+					return false
+				}
+			}
+			continue
+		}
 		if w.resultSays(returnAfter(r), i, read, r) != want {
 			return false
 		}
@@ -320,6 +328,38 @@ func (w *walker) guardRunsSay(i int, read func(ast.Expr, *releaseCall) outcome) 
 		}
 	}
 	return len(w.guardRuns) > 0
+}
+
+// loopsBack returns the returns that follow the release r in the body of an endless loop
+// that acquires first in each round (for { s.Lock(); if ok { return s, nil }; s.Unlock();
+// …; if err != nil { return nil, err } }, prometheus's lockForAppend): from r the path
+// reaches one of them or the next round's acquisition, so only they say what r leads to.
+func (w *walker) loopsBack(r *releaseCall) ([]*ast.ReturnStmt, bool) {
+	for k := len(r.stack) - 2; k >= 1; k-- {
+		loop, ok := r.stack[k-1].(*ast.ForStmt)
+		if !ok || r.stack[k] != loop.Body {
+			continue
+		}
+		if _, plain := r.stack[k+1].(*ast.ExprStmt); !plain || k+2 != len(r.stack) || loop.Cond != nil || breaksOut(loop) || hasGoto(loop.Body) {
+			return nil, false // s.Unlock() alone, straight in the loop's body
+		}
+		var rets []*ast.ReturnStmt
+		acquiredFirst, after := false, false
+		for _, st := range loop.Body.List {
+			switch {
+			case st == r.stack[k+1]:
+				after = true
+			case !after && st.Pos() <= w.a.call.Pos() && w.a.call.End() <= st.End():
+				acquiredFirst = true
+			case after:
+				for ret := range ownReturns(&ast.BlockStmt{List: []ast.Stmt{st}}) {
+					rets = append(rets, ret)
+				}
+			}
+		}
+		return rets, acquiredFirst
+	}
+	return nil, false
 }
 
 // returnAfter returns the return statement that ends the block of r's statement, after it:

@@ -32,7 +32,7 @@ var scopedVerbs = map[string][]string{
 	"Acquire": {"Release", "Destroy"}, // a pooled resource goes back released or destroyed
 	"Claim":   {"Release", "Unclaim"},
 	"Lock":    {"Unlock"},
-	"Open":    {"Close", "Commit"}, // a content writer's Commit closes it, even on error (containerd)
+	"Open":    {"Close", "Commit", "Abort"}, // a content writer's Commit closes it, even on error (containerd); an upload's Abort discards it
 	"Begin":   {"Commit", "Rollback", "End"},
 	"Dial":    {"Close"},
 }
@@ -74,7 +74,7 @@ var defaultPairs = []pair{
 	{"github.com/vishvananda/netlink.LinkAdd", []string{"github.com/vishvananda/netlink.LinkDel"}, errorReturns, "default"},
 	{"github.com/vishvananda/netlink.Handle.LinkAdd", []string{"github.com/vishvananda/netlink.Handle.LinkDel"}, errorReturns, "default"},
 	{"go.etcd.io/etcd/client/v3.Lease.Grant", []string{"go.etcd.io/etcd/client/v3.Lease.Revoke"}, errorReturns, "default"},
-	{"go.etcd.io/etcd/client/v3/concurrency.NewSession", []string{"go.etcd.io/etcd/client/v3/concurrency.Session.Close"}, scoped, "default"},
+	{"go.etcd.io/etcd/client/v3/concurrency.NewSession", []string{"go.etcd.io/etcd/client/v3/concurrency.Session.Close", "go.etcd.io/etcd/client/v3/concurrency.Session.Orphan"}, scoped, "default"}, // Orphan ends the keepalive and leaves the lease to its owner
 	{"os.Open", []string{"os.File.Close"}, scoped, "default"},
 	{"os.OpenFile", []string{"os.File.Close"}, scoped, "default"},
 	{"os.Create", []string{"os.File.Close"}, scoped, "default"},

@@ -22,10 +22,57 @@ func (p *pkgChecker) receiverOwned(a *acquisition, method *types.Func, self type
 		return false
 	}
 	named := receiverNamed(self.Type())
-	if named == nil || !p.argsNameReceiver(a, self, body) {
+	if named == nil {
 		return false
 	}
-	return p.releasedByMethodOf(named, releaseShortNames(a), method)
+	if p.fieldOwned(a, named, method, self) {
+		return true
+	}
+	return p.argsNameReceiver(a, self, body) && p.releasedByMethodOf(named, releaseShortNames(a), method)
+}
+
+// fieldOwned reports whether a, an Open given nothing but a context, is made on a field path
+// of the receiver (c.Store.Open(ctx), which opens c.Store itself), and another method of the receiver's type ends that same path
+// of its own receiver (c.Store.Close(ctx) in c.Close, litestream's replicate command): the
+// field is the receiver's, also when this method stored a new value in it, and its owner
+// closes it through the receiver, whatever this method returns.
+func (p *pkgChecker) fieldOwned(a *acquisition, named *types.Named, method *types.Func, self types.Object) bool {
+	info := p.pass.TypesInfo
+	if a.pair != nil || a.verb.verb != "Open" || len(nonContextArgs(info, a.call)) > 0 {
+		// p.nl.CreateLink(name) makes what its arguments name, not p.nl; each
+		// b.def.acquireRef() and d.sem.Acquire(ctx, 1) takes one more, which this call owes.
+		return false
+	}
+	root, path, ok := fieldPath(info, ast.Unparen(receiver(info, a.call)))
+	if !ok || root != self || path == "" {
+		return false
+	}
+	names := releaseShortNames(a)
+	for fn, fd := range p.decls {
+		sig := fn.Type().(*types.Signature)
+		if fn == method || sig.Recv() == nil || receiverNamed(sig.Recv().Type()) != named || fd.Recv == nil || len(fd.Recv.List[0].Names) == 0 {
+			continue
+		}
+		recv := info.Defs[fd.Recv.List[0].Names[0]]
+		found := false
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || found {
+				return !found
+			}
+			callee, ok := typeutil.Callee(info, call).(*types.Func)
+			if !ok || !slices.Contains(names, callee.Name()) || receiver(info, call) == nil {
+				return true
+			}
+			r, rp, ok := fieldPath(info, ast.Unparen(receiver(info, call)))
+			found = ok && r == recv && rp == path
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }
 
 // receiverNamed returns the named type of a receiver of type T or *T, the generic type

@@ -58,6 +58,7 @@ func TestAnalyzer(t *testing.T) {
 		"correlated",
 		"deferguard",
 		"deferredbefore",
+		"etcdsession",
 		"enteredholding",
 		"errorevidence",
 		"handoff",

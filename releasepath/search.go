@@ -253,6 +253,12 @@ func (w *walker) block(b *cfg.Block, from int, st state) {
 	}
 	if rs, ok := b.Stmt.(*ast.RangeStmt); ok && b.Kind == cfg.KindRangeLoop && from == 0 {
 		w.forgetDeclared(declaredBy(w.p.pass.TypesInfo, rs), &st) // the next iteration's
+		for _, e := range []ast.Expr{rs.Key, rs.Value} {
+			if id, ok := e.(*ast.Ident); ok { // for _, err = range errs: each round's err
+				o := w.p.pass.TypesInfo.ObjectOf(id)
+				st.nilErr, st.errSet = remove(st.nilErr, o), remove(st.errSet, o)
+			}
+		}
 	}
 	for i := from; i < len(b.Nodes); i++ {
 		n := b.Nodes[i]
@@ -388,6 +394,12 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 		} else if s == w.a.node {
 			if w.reassignsStored(s.Lhs, s.Rhs, st) {
 				return handedOn // the acquisition met again around a loop assigns the stored err anew
+			}
+			for _, l := range s.Lhs { // its err is the next round's, which the path knows nothing of
+				if id, ok := l.(*ast.Ident); ok {
+					o := w.p.pass.TypesInfo.ObjectOf(id)
+					st.nilErr, st.errSet = remove(st.nilErr, o), remove(st.errSet, o)
+				}
 			}
 		} else {
 			if v := w.assign(s.Lhs, s.Rhs, st); v != goOn {

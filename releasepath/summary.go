@@ -237,7 +237,9 @@ func (s *fieldScan) result() map[int][][2]string {
 		prefixTaken := false
 		for t, evs := range s.events {
 			// A field of a path the body takes itself (t.inner.lock(); t.inner.finish()).
-			if t.idx == r.site.idx && strings.HasPrefix(r.site.path, t.path+".") && slices.ContainsFunc(evs, func(e siteEvent) bool { return e.acquire }) {
+			// A call that gives back what it takes (layout := t.acquireLayout(b), prometheus's
+			// refcounted layouts) takes a value of its own, not the path.
+			if t.idx == r.site.idx && strings.HasPrefix(r.site.path, t.path+".") && slices.ContainsFunc(evs, func(e siteEvent) bool { return e.acquire && !givesValue(e.c.fn) }) {
 				prefixTaken = true
 			}
 		}
@@ -246,6 +248,18 @@ func (s *fieldScan) result() map[int][][2]string {
 		}
 	}
 	return fields
+}
+
+// givesValue reports whether fn returns what it acquires: its first result is a value other
+// than a bool, an error or a function (a try-lock's ok, an unlock to call).
+func givesValue(fn *types.Func) bool {
+	res := fn.Type().(*types.Signature).Results()
+	if res.Len() == 0 {
+		return false
+	}
+	t := res.At(0).Type()
+	_, isFunc := t.Underlying().(*types.Signature)
+	return !isBool(t) && !isError(t) && !isFunc
 }
 
 // holds reports whether the body balances site itself, for name, the release it would
