@@ -274,8 +274,10 @@ func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
 }
 
 // onError applies a deferred call given the address of an error of the function and a
-// closure, or the deferred call of what such a call returns: defer atexit.OnError(&err,
-// func() { w.Abort(ctx) })(), defer onFailure(&err, func() { f.Close() }). Given &err, the
+// closure (a literal, a closure variable bound to one, or the release as a method value), or
+// the deferred call of what such a call returns: defer atexit.OnError(&err, func() {
+// w.Abort(ctx) })(), defer onFailure(&err, func() { f.Close() }), defer onFailure(&err,
+// f.Close). Given &err, the
 // helper reads the error as the function returns, and the closure is what it runs when the
 // error is non-nil, which is the least it can mean: its releases count as deferred under err
 // != nil (rclone's multipart upload aborts its chunk writer so), unless the helper's name
@@ -288,6 +290,7 @@ func (w *walker) onError(d *ast.DeferStmt, st *state) bool {
 	info := w.p.pass.TypesInfo
 	var errVar types.Object
 	var lit *ast.FuncLit
+	methodValue := false
 	for _, arg := range call.Args {
 		switch x := ast.Unparen(arg).(type) {
 		case *ast.UnaryExpr:
@@ -300,15 +303,25 @@ func (w *walker) onError(d *ast.DeferStmt, st *state) bool {
 			if len(litParams(info, x)) == 0 {
 				lit = x
 			}
+		case *ast.Ident: // abort := func() { u.Abort() }; defer whenFailed(&err, abort)
+			if l := w.p.closureVars(w.body)[info.Uses[x]]; l != nil && len(litParams(info, l)) == 0 {
+				lit = l
+			}
+		case *ast.SelectorExpr: // defer whenFailed(&err, u.Abort)
+			methodValue = methodValue || w.releaseMethodValue(x, st)
 		}
 	}
-	if errVar == nil || lit == nil {
+	if errVar == nil || lit == nil && !methodValue {
 		return false
 	}
 	if fn, ok := typeInfoCallee(info, call); ok && slices.ContainsFunc(words(fn.Name()), func(w string) bool {
 		return w == "Success" || w == "Succeeded" || w == "Ok" || w == "OK"
 	}) {
 		return false // defer onSuccess(&err, commit): the closure runs where err is nil
+	}
+	if lit == nil {
+		st.conds = append(st.conds, w.markNamed(condRelease{errVar: errVar}))
+		return true
 	}
 	for _, r := range w.litReleases(lit) {
 		c, g := w.guardOf(lit, r)

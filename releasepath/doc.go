@@ -139,7 +139,7 @@
 //     = true after an open with if didOpen { f.Close() }. The tests around the acquisition
 //     settle a variable never assigned after its declaration. A comparison (==, !=, <, <=, >,
 //     >=) or a bool field of values the function changes only by declaring them is such a test
-//     too, and so is their length (if len(tw.changes) != 0 { tw.s.revMu.Lock() } … the same
+//     too, and so is their length or capacity (if len(tw.changes) != 0 { tw.s.revMu.Lock() } … the same
 //     if { Unlock }, etcd's storeTxnWrite.End), a field by any of its names (s.locked, (*s).inner.locked): a local, parameter or
 //     receiver, or a field path of one, that the function never assigns, increments, takes the
 //     address of, calls a pointer method on or assigns in a literal, neither it nor what holds
@@ -155,9 +155,10 @@
 //     taken (drop(&res)), that a pointer method is called on, or that a literal assigns.
 //     An error of the function (a local, parameter or result) whose address is never taken
 //     and that no literal assigns is followed the same way: past the true edge of if err ==
-//     nil, while the path assigns it nothing, the true edge of if err != nil is not taken, and
-//     an acquisition in the body of if err == nil knows err nil when nothing assigns it
-//     between the test and the acquisition (prometheus's convertAndEnqueueNHCB takes a layout
+//     nil (or err = nil), while the path assigns it nothing else, the true edge of if err !=
+//     nil is not taken, and an acquisition in the body of if err == nil knows err nil when
+//     nothing assigns it between the test and the acquisition. Only the tests of an if count
+//     (not the cases of a switch), and an error a range assigns is known nowhere (prometheus's convertAndEnqueueNHCB takes a layout
 //     in if err == nil { … }, gives it back or keeps it in the next if err == nil { … }, and
 //     returns at if err != nil { return true }).
 //   - neverreturns: panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal.
@@ -274,7 +275,9 @@
 //     exception is the closure's own, and the release counts. A release only in a loop of
 //     the closure (for range xs { f.Close() }), or in a closure with a goto or a labeled
 //     break or continue, does not count. A deferred call given the address of an error of
-//     the function and a closure, or the deferred call of what such a call returns (defer
+//     the function (or of the function around a literal called where it is written) and a
+//     closure (a literal, a closure variable bound to one, or the release as a method value:
+//     whenFailed(&err, u.Abort)), or the deferred call of what such a call returns (defer
 //     atexit.OnError(&err, func() { …; chunkWriter.Abort(ctx) })(), rclone's multipart
 //     upload; defer whenFailed(&err, func() { f.Close() })), reads the error as the function
 //     returns and runs the closure where it is non-nil, the least it can mean: the
@@ -336,10 +339,12 @@
 //     only to go round again; a break, labeled or not, or a labeled continue that stays
 //     inside the loop leaves it endless), called or started in a go statement (go
 //     c.resetAndUnlock() hands the held lock to the goroutine). A helper with a goto has no
-//     summary. A call on the receiver itself that returns what it takes (layout :=
-//     t.acquireNHCBLayout(b), a counted reference of prometheus's queue manager) takes no
-//     field of the receiver; one that returns nothing, a bool, an error or a function
-//     (t.lock()) may take any.
+//     summary. What a helper takes: a call on the receiver itself named as an acquisition
+//     (t.lock(), t.acquireRef()) may take any field of it, unless it returns what it takes
+//     (layout := t.acquireNHCBLayout(b), a counted reference of prometheus's queue manager,
+//     takes no field of the receiver); and a method of the package that locks a field of its
+//     own receiver in its body (q.relock() { q.mu.Lock() }, return q.mu.TryLock()) takes that
+//     field of what it is called on, whatever its name, unless its own summary releases it.
 //   - releaseflag: a helper that releases under a bool parameter of its own, which it never
 //     changes (if freeTurn { p.freeTurn() }; no assignment, no &freeTurn, no range or
 //     literal that sets it), before every return where the parameter is
@@ -385,7 +390,7 @@
 //     succeeded = true; return nil keeps it for the caller's stopWriting. A release that its
 //     own block takes back later (r.mu.RUnlock(); reload(); r.mu.RLock()) says nothing of
 //     the result. Nor does a release straight in the body of an endless loop (no condition,
-//     no break out of it) that acquires first in each round: the returns after it in the
+//     no break out of it, no continue of a loop around it) that acquires first in each round: the returns after it in the
 //     body say what it leads to (for { s.Lock(); if !s.isGCed() { return s, nil }; s.Unlock();
 //     if s, err = next(); err != nil { return nil, err } } returns s locked by contract,
 //     prometheus's lockForAppend). A named bool result is such a flag, which every return sets: func
@@ -490,7 +495,8 @@
 //     same path of its receiver (c.Store.Close(ctx) in c.Close, litestream's replicate
 //     command), also where this method stored a new value there first: the field is the
 //     receiver's. Not a count (b.def.acquireRef(), d.sem.Acquire(ctx, 1)), which each call
-//     owes, nor a field no other method closes.
+//     owes, nor a field no other method closes, nor one the method gives another value after
+//     the Open (c.Store = NewStore(), which leaves the opened store to nobody).
 //   - compositehandoff: passing it inside a composite literal (s.push(entry{lease: l})), or
 //     to a Serve-like method, one whose name leads with the word Serve (srv.Serve(ln),
 //     c.ServeConn(ln)), or to a function whose summary hands that parameter to one (rclone's

@@ -454,6 +454,8 @@ func (w *walker) assignKnown(o types.Object, l, r ast.Expr, st *state) {
 	st.errSet = remove(st.errSet, o)
 	if nonNil {
 		st.errSet = append(st.errSet, o)
+	} else if r != nil && isError(o.Type()) && isNilIdent(w.p.pass.TypesInfo, r) {
+		st.nilErr = append(st.nilErr, o) // err = nil
 	}
 	if r != nil {
 		w.setFlag(w.p.pass.TypesInfo, l, r, st)

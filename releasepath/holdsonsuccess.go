@@ -340,7 +340,13 @@ func (w *walker) loopsBack(r *releaseCall) ([]*ast.ReturnStmt, bool) {
 		if !ok || r.stack[k] != loop.Body {
 			continue
 		}
-		if _, plain := r.stack[k+1].(*ast.ExprStmt); !plain || k+2 != len(r.stack) || loop.Cond != nil || breaksOut(loop) || hasGoto(loop.Body) {
+		own := ""
+		if k >= 2 {
+			if l, ok := r.stack[k-2].(*ast.LabeledStmt); ok {
+				own = l.Label.Name
+			}
+		}
+		if _, plain := r.stack[k+1].(*ast.ExprStmt); !plain || k+2 != len(r.stack) || loop.Cond != nil || breaksOut(loop, own) || hasGoto(loop.Body) {
 			return nil, false // s.Unlock() alone, straight in the loop's body
 		}
 		var rets []*ast.ReturnStmt

@@ -2,6 +2,7 @@ package releasepath
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"slices"
 	"strings"
@@ -25,7 +26,7 @@ func (p *pkgChecker) receiverOwned(a *acquisition, method *types.Func, self type
 	if named == nil {
 		return false
 	}
-	if p.fieldOwned(a, named, method, self) {
+	if p.fieldOwned(a, named, method, self, body) {
 		return true
 	}
 	return p.argsNameReceiver(a, self, body) && p.releasedByMethodOf(named, releaseShortNames(a), method)
@@ -34,9 +35,10 @@ func (p *pkgChecker) receiverOwned(a *acquisition, method *types.Func, self type
 // fieldOwned reports whether a, an Open given nothing but a context, is made on a field path
 // of the receiver (c.Store.Open(ctx), which opens c.Store itself), and another method of the receiver's type ends that same path
 // of its own receiver (c.Store.Close(ctx) in c.Close, litestream's replicate command): the
-// field is the receiver's, also when this method stored a new value in it, and its owner
-// closes it through the receiver, whatever this method returns.
-func (p *pkgChecker) fieldOwned(a *acquisition, named *types.Named, method *types.Func, self types.Object) bool {
+// field is the receiver's, also when this method stored a new value in it before, and its
+// owner closes it through the receiver, whatever this method returns; not when the method
+// stores another value there after the Open, which leaves the opened one to nobody.
+func (p *pkgChecker) fieldOwned(a *acquisition, named *types.Named, method *types.Func, self types.Object, body *ast.BlockStmt) bool {
 	info := p.pass.TypesInfo
 	if a.pair != nil || a.verb.verb != "Open" || len(nonContextArgs(info, a.call)) > 0 {
 		// p.nl.CreateLink(name) makes what its arguments name, not p.nl; each
@@ -46,6 +48,9 @@ func (p *pkgChecker) fieldOwned(a *acquisition, named *types.Named, method *type
 	root, path, ok := fieldPath(info, ast.Unparen(receiver(info, a.call)))
 	if !ok || root != self || path == "" {
 		return false
+	}
+	if k, ok := exprKey(info, receiver(info, a.call)); !ok || assignedAfter(info, body, a.call.End(), k) {
+		return false // c.Store.Open(ctx); c.Store = other: the opened one is no longer the receiver's
 	}
 	names := releaseShortNames(a)
 	for fn, fd := range p.decls {
@@ -230,4 +235,22 @@ func (p *pkgChecker) releasedByMethodOf(named *types.Named, names []string, self
 		p.ownedBy[key] = methods
 	}
 	return slices.ContainsFunc(methods, func(m *types.Func) bool { return m != self })
+}
+
+// assignedAfter reports whether body assigns the field path key (or a path that holds it)
+// in a statement that starts after pos: c.Store = other after c.Store.Open(ctx).
+func assignedAfter(info *types.Info, body *ast.BlockStmt, pos token.Pos, key string) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if found || !ok || as.Pos() < pos {
+			return !found
+		}
+		found = slices.ContainsFunc(as.Lhs, func(l ast.Expr) bool {
+			k, ok := exprKey(info, l)
+			return ok && (k == key || strings.HasPrefix(key, k+"."))
+		})
+		return !found
+	})
+	return found
 }

@@ -187,6 +187,20 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 			s.events[site] = append(s.events[site], siteEvent{acquire: true, c: c})
 			return nil
 		}
+		// q.relock(), q.tryLock(): a helper of the package that locks a field of its own
+		// receiver takes that field of what it is called on, whatever its name says, unless
+		// its summary releases it (unlock, dial, lock, count, unlock).
+		var released [][2]string
+		if wi := s.p.wrapper(c.fn); wi != nil {
+			released = wi.fieldsAt(s.info, call, s.trueFlags)[-1]
+		}
+		for _, path := range s.p.locksOfReceiver(c.fn) {
+			if slices.ContainsFunc(released, func(x [2]string) bool { return x[0] == path }) {
+				continue
+			}
+			at := fieldSite{site.idx, site.path + path}
+			s.events[at] = append(s.events[at], siteEvent{acquire: true, c: c})
+		}
 		if (len(call.Args) == 0 || commits(s.info, name, call)) && s.p.isReleaseName(name, funcName(c.fn)) {
 			s.release(site, name, c, domOf(), defers)
 			if c.fn.Pkg() != s.p.pass.Pkg {
@@ -248,6 +262,45 @@ func (s *fieldScan) result() map[int][][2]string {
 		}
 	}
 	return fields
+}
+
+// locksOfReceiver returns the field paths of its receiver (".mu") that fn, a method of the
+// package, locks in its own body (q.mu.Lock(), return q.mu.TryLock()), outside its function
+// literals; computed once.
+func (p *pkgChecker) locksOfReceiver(fn *types.Func) []string {
+	if paths, ok := p.lockTakers[fn]; ok {
+		return paths
+	}
+	if p.lockTakers == nil {
+		p.lockTakers = map[*types.Func][]string{}
+	}
+	var paths []string
+	fd := p.decls[fn]
+	if fd != nil && fd.Recv != nil && len(fd.Recv.List) > 0 && len(fd.Recv.List[0].Names) > 0 {
+		info := p.pass.TypesInfo
+		recv := info.Defs[fd.Recv.List[0].Names[0]]
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if _, ok := n.(*ast.FuncLit); ok {
+				return false
+			}
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if m, ok := matchVerb(sel.Sel.Name); ok && m.verb == "Lock" {
+				if root, path, ok := fieldPath(info, ast.Unparen(sel.X)); ok && root == recv && path != "" && !slices.Contains(paths, path) {
+					paths = append(paths, path)
+				}
+			}
+			return true
+		})
+	}
+	p.lockTakers[fn] = paths
+	return paths
 }
 
 // givesValue reports whether fn returns what it acquires: its first result is a value other

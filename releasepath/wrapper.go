@@ -560,13 +560,14 @@ func bodyEnds(body *ast.BlockStmt) []ast.Node {
 		return append(out, body)
 	}
 	last := body.List[len(body.List)-1]
+	own := ""
 	if l, ok := last.(*ast.LabeledStmt); ok {
-		last = l.Stmt // outer: for { … }
+		last, own = l.Stmt, l.Label.Name // outer: for { … }
 	}
 	switch last := last.(type) {
 	case *ast.ReturnStmt:
 	case *ast.ForStmt:
-		if last.Cond != nil || breaksOut(last) {
+		if last.Cond != nil || breaksOut(last, own) {
 			out = append(out, body)
 		} // for { … } with no break out of it never falls off the end (rclone's pump)
 	default:
@@ -575,10 +576,11 @@ func bodyEnds(body *ast.BlockStmt) []ast.Node {
 	return out
 }
 
-// breaksOut reports whether a branch may leave loop: an unlabeled break in its body outside
-// any inner loop, switch or select, or a labeled break or a goto to a label declared
-// outside its body (a labeled continue goes round a loop in it or loop itself).
-func breaksOut(loop *ast.ForStmt) bool {
+// breaksOut reports whether a branch may leave loop, labeled own (or ""): an unlabeled break
+// in its body outside any inner loop, switch or select, or a labeled break or a goto to a
+// label declared outside its body, or a continue of a loop around it (a labeled continue
+// goes round a loop in it or loop itself).
+func breaksOut(loop *ast.ForStmt, own string) bool {
 	inside := map[string]bool{}
 	ast.Inspect(loop.Body, func(m ast.Node) bool {
 		if l, ok := m.(*ast.LabeledStmt); ok {
@@ -606,6 +608,8 @@ func breaksOut(loop *ast.ForStmt) bool {
 				switch {
 				case m.Tok == token.GOTO || m.Tok == token.BREAK && m.Label != nil:
 					found = !inside[m.Label.Name]
+				case m.Tok == token.CONTINUE && m.Label != nil:
+					found = !inside[m.Label.Name] && m.Label.Name != own // continue outer
 				case m.Tok == token.BREAK:
 					found = !inner
 				}

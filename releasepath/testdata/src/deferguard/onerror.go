@@ -94,3 +94,37 @@ func sendOnSuccess(name string) (err error) {
 	}
 	return nil // want `return may skip u.Close \(openUpload at line 87\)`
 }
+
+// sendAbortVar binds the abort to a closure variable first: the same.
+func sendAbortVar(name string) (err error) {
+	u, err := openUpload(name)
+	if err != nil {
+		return err
+	}
+	abort := func() { _ = u.Abort() }
+	defer whenFailed(&err, abort)
+	if err = step(); err != nil {
+		return err
+	}
+	return u.Close()
+}
+
+// whenFailedDo calls fn when *perr is non-nil, with fn's error dropped.
+func whenFailedDo(perr *error, fn func() error) {
+	if *perr != nil {
+		_ = fn()
+	}
+}
+
+// sendAbortMethod gives the release itself, as a method value: the same.
+func sendAbortMethod(name string) (err error) {
+	u, err := openUpload(name)
+	if err != nil {
+		return err
+	}
+	defer whenFailedDo(&err, u.Abort)
+	if err = step(); err != nil {
+		return err
+	}
+	return u.Close()
+}
