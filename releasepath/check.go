@@ -31,9 +31,10 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 	// Lock is still checked: it is declared in sync.
 	var self types.Object
 	var method *types.Func
-	if fd, ok := fnNode.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 && len(fd.Recv.List[0].Names) == 1 {
-		self = info.Defs[fd.Recv.List[0].Names[0]]
-		method, _ = info.Defs[fd.Name].(*types.Func)
+	if fd, ok := fnNode.(*ast.FuncDecl); ok {
+		if self = recvObject(info, fd); self != nil {
+			method, _ = info.Defs[fd.Name].(*types.Func)
+		}
 	}
 	for _, c := range cands {
 		for _, a := range p.candidates(c.call, c.fn) {

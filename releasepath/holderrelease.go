@@ -159,10 +159,10 @@ func (p *pkgChecker) litReleasesFirst(a *acquisition, lit *ast.FuncLit) bool {
 // call statement before anything that may leave it: f.closed = true; f.BeforeClose();
 // return f.ReadCloser.Close().
 func callsFieldFirst(info *types.Info, fd *ast.FuncDecl, fields map[string]bool) bool {
-	if fd.Recv == nil || len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
+	self := recvObject(info, fd)
+	if self == nil {
 		return false
 	}
-	self := info.Defs[fd.Recv.List[0].Names[0]]
 	return leadingCall(fd.Body, func(call *ast.CallExpr) bool {
 		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 		return ok && fields[sel.Sel.Name] && isIdentOf(info, sel.X, self)

@@ -55,10 +55,10 @@ func (p *pkgChecker) fieldOwned(a *acquisition, named *types.Named, method *type
 	names := releaseShortNames(a)
 	for fn, fd := range p.decls {
 		sig := fn.Type().(*types.Signature)
-		if fn == method || sig.Recv() == nil || receiverNamed(sig.Recv().Type()) != named || fd.Recv == nil || len(fd.Recv.List[0].Names) == 0 {
+		recv := recvObject(info, fd)
+		if fn == method || sig.Recv() == nil || receiverNamed(sig.Recv().Type()) != named || recv == nil {
 			continue
 		}
-		recv := info.Defs[fd.Recv.List[0].Names[0]]
 		found := false
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -78,6 +78,15 @@ func (p *pkgChecker) fieldOwned(a *acquisition, named *types.Named, method *type
 		}
 	}
 	return false
+}
+
+// recvObject returns the receiver of the method fd, or nil for a function or an unnamed
+// receiver.
+func recvObject(info *types.Info, fd *ast.FuncDecl) types.Object {
+	if fd.Recv == nil || len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
+		return nil
+	}
+	return info.Defs[fd.Recv.List[0].Names[0]]
 }
 
 // receiverNamed returns the named type of a receiver of type T or *T, the generic type

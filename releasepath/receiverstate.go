@@ -30,11 +30,14 @@ func (p *pkgChecker) changesReceiver(fn *types.Func) bool {
 
 func (p *pkgChecker) computeChangesReceiver(fn *types.Func) bool {
 	fd := p.decls[fn]
-	if fd == nil || fd.Recv == nil || len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
+	if fd == nil {
 		return true
 	}
 	info := p.pass.TypesInfo
-	self := info.Defs[fd.Recv.List[0].Names[0]]
+	self := recvObject(info, fd)
+	if self == nil {
+		return true
+	}
 	onSelf := func(e ast.Expr) bool { return self != nil && rootObj(info, e) == self }
 	changes := false
 	ast.Inspect(fd.Body, func(n ast.Node) bool {

@@ -275,10 +275,9 @@ func (p *pkgChecker) locksOfReceiver(fn *types.Func) []string {
 		p.lockTakers = map[*types.Func][]string{}
 	}
 	var paths []string
-	fd := p.decls[fn]
-	if fd != nil && fd.Recv != nil && len(fd.Recv.List) > 0 && len(fd.Recv.List[0].Names) > 0 {
-		info := p.pass.TypesInfo
-		recv := info.Defs[fd.Recv.List[0].Names[0]]
+	info := p.pass.TypesInfo
+	if fd := p.decls[fn]; fd != nil && recvObject(info, fd) != nil {
+		recv := recvObject(info, fd) // q of func (q *queue) relock()
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			if _, ok := n.(*ast.FuncLit); ok {
 				return false
