@@ -155,12 +155,14 @@
 //     taken (drop(&res)), that a pointer method is called on, or that a literal assigns.
 //     An error of the function (a local, parameter or result) whose address is never taken
 //     and that no literal assigns is followed the same way: past the true edge of if err ==
-//     nil (or err = nil), while the path assigns it nothing else, the true edge of if err !=
-//     nil is not taken, and an acquisition in the body of if err == nil knows err nil when
-//     nothing assigns it between the test and the acquisition. Only the tests of an if count
-//     (not the cases of a switch), and an error a range assigns is known nowhere (prometheus's convertAndEnqueueNHCB takes a layout
-//     in if err == nil { … }, gives it back or keeps it in the next if err == nil { … }, and
-//     returns at if err != nil { return true }).
+//     nil (or, after the acquisition, err = nil), while the path assigns it nothing else, the
+//     true edge of if err != nil is not taken, and an acquisition in the body of if err == nil knows err nil when
+//     nothing assigns it between the test and the acquisition (prometheus's
+//     convertAndEnqueueNHCB takes a layout in if err == nil { … }, gives it back or keeps it
+//     in the next if err == nil { … }, and returns at if err != nil { return true }). What the
+//     acquisition knows comes from the ifs around it only, not from the cases of a switch; on
+//     the path, a tagless switch's case err == nil is a test like an if's, and a range that
+//     assigns err forgets what the path knew of it.
 //   - neverreturns: panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal.
 //   - callerexits: a return whose error is known non-nil, in a function whose every call
 //     ends the process on that error: if err := run(); err != nil { log.Fatal(err) }, err
