@@ -190,11 +190,12 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 		// q.relock(), q.tryLock(): a helper of the package that locks a field of its own
 		// receiver takes that field of what it is called on, whatever its name says, unless
 		// its summary releases it (unlock, dial, lock, count, unlock).
+		paths := s.p.locksOfReceiver(c.fn)
 		var released [][2]string
-		if wi := s.p.wrapper(c.fn); wi != nil {
+		if wi := s.p.wrapper(c.fn); wi != nil && len(paths) > 0 {
 			released = wi.fieldsAt(s.info, call, s.trueFlags)[-1]
 		}
-		for _, path := range s.p.locksOfReceiver(c.fn) {
+		for _, path := range paths {
 			if slices.ContainsFunc(released, func(x [2]string) bool { return x[0] == path }) {
 				continue
 			}
