@@ -367,10 +367,7 @@ func (w *walker) terms(ifs *ast.IfStmt, cond ast.Expr, v bool, st *state) {
 	if o, val, ok := w.testOf(cond, v); ok && w.steady(o) {
 		st.tested[o] = val
 	}
-	if o, ok := w.errorTest(cond); ok && !mutates(w.p.pass.TypesInfo, w.body, func(e ast.Expr) bool {
-		// err = …, x, err := … or a range into err between the test and the acquisition
-		return e.Pos() >= ifs.Cond.End() && e.Pos() <= w.a.call.End() && isIdentOf(w.p.pass.TypesInfo, e, o)
-	}) {
+	if o, ok := w.errorTest(cond); ok && !w.assignedWithin(o, ifs.Cond.End(), w.a.call.End()) {
 		w.trackErrors(cond, v, st)
 	}
 }
@@ -415,6 +412,38 @@ func (w *walker) knownError(cond ast.Expr, edge bool, st *state) bool {
 	c := ast.Unparen(cond).(*ast.BinaryExpr)
 	nonNil := (c.Op == token.NEQ) == edge // what the edge says of o
 	return nonNil && slices.Contains(st.nilErr, o) || !nonNil && slices.Contains(st.errSet, o)
+}
+
+// assignedWithin reports whether an assignment to o starts between from and to: o = …, o,
+// x := …, or a range over into it.
+func (w *walker) assignedWithin(o types.Object, from, to token.Pos) bool {
+	info := w.p.pass.TypesInfo
+	found := false
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		if found || n == nil || n.End() < from || n.Pos() > to {
+			return false
+		}
+		var lhs []ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			lhs = n.Lhs
+		case *ast.RangeStmt:
+			lhs = []ast.Expr{n.Key, n.Value}
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				lhs = append(lhs, id)
+			}
+		}
+		if n.Pos() >= from {
+			for _, l := range lhs {
+				if id, ok := l.(*ast.Ident); ok && info.ObjectOf(id) == o {
+					found = true
+				}
+			}
+		}
+		return true
+	})
+	return found
 }
 
 // assignedOnPath updates what the path knows of the tracked variables node n declares or
