@@ -486,12 +486,15 @@
 //     its arguments alone) and whose arguments name it by the receiver's fields alone,
 //     directly or through a local declared once from them (veth :=
 //     &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: n.hostName}}; netlink.LinkAdd(veth)),
-//     fields the method never assigns, when another method of the receiver's type (generic
+//     fields the method never changes after it reads them (by assigning them or what they
+//     are reached through, taking their address or calling a pointer method on them; a
+//     method of the receiver itself, g.Lock(), changes none of them), when another method of the receiver's type (generic
 //     or not) calls a release of its kind (deleteVeth's h.LinkDel): the receiver owns it,
 //     and whoever owns the receiver cleans it up through it. A value the call returns
 //     (os.Create(p.path)) belongs to the receiver only once stored in it. A name with a
 //     parameter or another local in it (p.host + suffix, p.names[i]), a field the method
-//     assigns (p.host = other), or a type no other method of which releases, keeps every
+//     changes (p.host = other, g.host.reset()), a local that it assigns again (s = &spec{Name:
+//     other}), or a type no other method of which releases, keeps every
 //     finding. So is an Open of a field path of the receiver given nothing but a context
 //     (c.Store.Open(ctx) opens c.Store itself) when another method of the type closes that
 //     same path of its receiver (c.Store.Close(ctx) in c.Close, litestream's replicate

@@ -93,29 +93,34 @@ func argsUnchanged(info *types.Info, call *ast.CallExpr, body *ast.BlockStmt) bo
 // changedIn reports whether body, function literals included, may change v after its
 // declaration.
 func changedIn(info *types.Info, v *types.Var, body *ast.BlockStmt) bool {
-	return mutates(info, body, func(e ast.Expr) bool {
+	return mutates(info, body, func(e ast.Expr, _ bool) bool {
 		id, ok := ast.Unparen(e).(*ast.Ident)
 		return ok && info.Uses[id] == v
 	})
 }
 
 // mutates reports whether body, function literals included, may change what an expression
-// that is reports true for names: by assigning it, incrementing it, taking its address,
-// ranging into it or calling a pointer method on it (key.reset() is (&key).reset()).
-func mutates(info *types.Info, body *ast.BlockStmt, is func(ast.Expr) bool) bool {
+// that is reports true for names: by assigning it, incrementing it or ranging into it, which
+// replace it (is is asked with replaced true), or by taking its address or calling a pointer
+// method on it (key.reset() is (&key).reset()), which may change what is inside it.
+func mutates(info *types.Info, body *ast.BlockStmt, is func(e ast.Expr, replaced bool) bool) bool {
+	replaces := func(e ast.Expr) bool { return is(e, true) }
 	changed := false
 	ast.Inspect(body, func(n ast.Node) bool {
+		if changed {
+			return false // one change answers; the siblings Inspect still visits must not undo it
+		}
 		switch n := n.(type) {
 		case *ast.AssignStmt:
-			changed = slices.ContainsFunc(n.Lhs, is)
+			changed = slices.ContainsFunc(n.Lhs, replaces)
 		case *ast.IncDecStmt:
-			changed = is(n.X)
+			changed = replaces(n.X)
 		case *ast.UnaryExpr:
-			changed = n.Op == token.AND && is(n.X)
+			changed = n.Op == token.AND && is(n.X, false)
 		case *ast.RangeStmt:
-			changed = (n.Key != nil && is(n.Key)) || (n.Value != nil && is(n.Value))
+			changed = (n.Key != nil && replaces(n.Key)) || (n.Value != nil && replaces(n.Value))
 		case *ast.SelectorExpr:
-			if sel, ok := info.Selections[n]; ok && sel.Kind() == types.MethodVal && is(n.X) {
+			if sel, ok := info.Selections[n]; ok && sel.Kind() == types.MethodVal && is(n.X, false) {
 				_, ptr := sel.Obj().Type().(*types.Signature).Recv().Type().(*types.Pointer)
 				changed = ptr
 			}

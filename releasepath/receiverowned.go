@@ -121,7 +121,7 @@ func (p *pkgChecker) argsNameReceiver(a *acquisition, self types.Object, body *a
 			}
 		}
 		fields, ok := receiverFields(info, e, self)
-		return ok && len(fields) > 0 && !assignsAny(info, body, fields)
+		return ok && len(fields) > 0 && !assignsAny(info, body, fields, e)
 	})
 }
 
@@ -164,11 +164,21 @@ func identOf(e ast.Expr) *ast.Ident {
 	return id
 }
 
-// assignsAny reports whether body may change one of the field paths keys, or a path they go
-// through (p.host = other, p.spec = s for p.spec.Name).
-func assignsAny(info *types.Info, body *ast.BlockStmt, keys []string) bool {
-	return mutates(info, body, func(e ast.Expr) bool {
+// assignsAny reports whether body, outside the expression name, may change one of the field
+// paths keys, or a path they go through (p.host = other, p.spec = s for p.spec.Name;
+// p.spec.reset()). Name is where the keys are read: a call in it (s.rc.stat()) happens as they
+// are read, so it changes nothing of the name they give. A method of the receiver itself
+// (s.Lock()) or its address is the type's own business, as the method that cleans up is; only
+// giving the receiver another value counts.
+func assignsAny(info *types.Info, body *ast.BlockStmt, keys []string, name ast.Expr) bool {
+	return mutates(info, body, func(e ast.Expr, replaced bool) bool {
+		if name.Pos() <= e.Pos() && e.End() <= name.End() {
+			return false
+		}
 		k, ok := exprKey(info, e)
+		if !replaced && !strings.Contains(k, ".") {
+			return false
+		}
 		return ok && slices.ContainsFunc(keys, func(f string) bool { return f == k || strings.HasPrefix(f, k+".") })
 	})
 }

@@ -186,3 +186,23 @@ func (g *generic[T]) setup() error {
 	}
 	return nil
 }
+
+// specChanged gives the spec's field another value before later statements that assign
+// other things: close would delete another link.
+func (p *proxy) specChanged(other string) error {
+	s := &spec{Name: p.host}
+	if err := p.nl.CreateFrom(s); err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		p.nl.DeleteFrom(s)
+		return err
+	}
+	s = &spec{Name: other}
+	tries := 0
+	tries++
+	if err := step(); err != nil {
+		return err // want `return may skip p.nl.DeleteFrom \(CreateFrom at line 194\)`
+	}
+	return nil
+}
