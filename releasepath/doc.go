@@ -383,8 +383,11 @@
 //     branch before it, a loop around it, a literal or a goto may have assigned the result,
 //     it says nothing. A return that holds it and says failure is still reported; so is
 //     every return when no result says failure at every release, or when a release needs
-//     a local of the function (m.ReleaseAddress(ip) for an ip it does not return): its
-//     caller could not release it. The releases are the calls of the release, the calls of
+//     a local of the function that the return does not give as a result of its own
+//     (m.ReleaseAddress(ip) for an ip it does not return): its caller could not release it.
+//     A lookup that locks the entry it found, a local, and returns it (e := t.m[k];
+//     e.mu.Lock(); if e.dead { e.mu.Unlock(); return nil }; return e) returns it locked by
+//     contract. The releases are the calls of the release, the calls of
 //     a local that holds it where the path calls it (unlocker() after unlocker :=
 //     l.rw.RUnlock), and a deferred release under an ok flag or through a function
 //     variable (see funcvar), which releases at the returns where it runs: defer func() {

@@ -30,7 +30,11 @@ const (
 // the function does not return): its caller could not release it.
 func (w *walker) holdsOnSuccess(leaks []leak) []leak {
 	rels := w.releasesMade()
-	if w.a.kind != scoped || len(rels) == 0 && len(w.guardRuns) == 0 || !w.callerCanRelease() {
+	if w.a.kind != scoped || len(rels) == 0 && len(w.guardRuns) == 0 {
+		return leaks
+	}
+	locals, ok := w.releaseLocals()
+	if !ok {
 		return leaks
 	}
 	res := w.sig.Results()
@@ -41,7 +45,7 @@ func (w *walker) holdsOnSuccess(leaks []leak) []leak {
 		}
 		var kept []leak
 		for _, l := range leaks {
-			if w.resultSays(l.ret, i, read, nil) != successOutcome {
+			if w.resultSays(l.ret, i, read, nil) != successOutcome || !returnsAll(w.p.pass.TypesInfo, l.ret, locals) {
 				kept = append(kept, l)
 			}
 		}
@@ -425,11 +429,15 @@ func nilable(t types.Type) bool {
 	return false
 }
 
-// callerCanRelease reports whether every release of a is made on and with what the function's
-// caller has too: its receiver, its parameters, package variables and constants, as c.mu in
-// c.mu.Unlock().
-func (w *walker) callerCanRelease() bool {
+// releaseLocals returns the locals of the function that the releases of a are made on or
+// with (e for e.mu.Unlock()), and false when a release needs something else the caller has
+// not: what is neither a local, the receiver, a parameter, a package variable nor a
+// constant. The caller can make the release where a return gives it those locals
+// (return e, a lookup that returns its entry locked); its own receiver, parameters and
+// package variables it has anyway.
+func (w *walker) releaseLocals() ([]types.Object, bool) {
 	info := w.p.pass.TypesInfo
+	var locals []types.Object
 	for _, r := range w.a.releases {
 		for _, e := range append([]ast.Expr{receiver(info, r.call)}, r.call.Args...) {
 			if e == nil {
@@ -438,10 +446,26 @@ func (w *walker) callerCanRelease() bool {
 			if tv, ok := info.Types[e]; ok && tv.Value != nil {
 				continue // a constant
 			}
-			o := rootObj(info, e)
-			if o == nil || isLocal(o, w.body) {
-				return false
+			switch o := rootObj(info, e); {
+			case o == nil:
+				return nil, false
+			case isLocal(o, w.body) && !slices.Contains(locals, o):
+				locals = append(locals, o)
 			}
+		}
+	}
+	return locals, true
+}
+
+// returnsAll reports whether ret gives its caller every one of locals, each a result of its
+// own.
+func returnsAll(info *types.Info, ret *ast.ReturnStmt, locals []types.Object) bool {
+	for _, o := range locals {
+		if ret == nil || !slices.ContainsFunc(ret.Results, func(e ast.Expr) bool {
+			id, ok := ast.Unparen(e).(*ast.Ident)
+			return ok && info.Uses[id] == o
+		}) {
+			return false
 		}
 	}
 	return true

@@ -1,0 +1,76 @@
+package holdsonsuccess
+
+import "sync"
+
+type cell struct {
+	mu   sync.Mutex
+	dead bool
+}
+
+type cellTable struct {
+	mu sync.Mutex
+	m  map[string]*cell
+}
+
+// live returns the cell for k locked, or nil: the local it locks is the result its caller
+// unlocks.
+func (t *cellTable) live(k string) *cell {
+	e := t.m[k]
+	if e == nil {
+		return nil
+	}
+	e.mu.Lock()
+	if e.dead {
+		e.mu.Unlock()
+		return nil
+	}
+	return e
+}
+
+// liveRetry locks an cell in each round of an endless loop and goes round again when it
+// is dead.
+func (t *cellTable) liveRetry(k string) *cell {
+	for {
+		e := t.m[k]
+		if e == nil {
+			return nil
+		}
+		e.mu.Lock()
+		if !e.dead {
+			return e
+		}
+		e.mu.Unlock()
+	}
+}
+
+// liveOther returns another cell than the one it leaves locked.
+func (t *cellTable) liveOther(k string) *cell {
+	e := t.m[k]
+	if e == nil {
+		return nil
+	}
+	e.mu.Lock()
+	if e.dead {
+		e.mu.Unlock()
+		return nil
+	}
+	return t.m[k+"/next"] // want `return may skip e.mu.Unlock \(Lock at line 52\)`
+}
+
+// liveNil keeps the lock where it says failure.
+func (t *cellTable) liveNil(k string) *cell {
+	for {
+		e := t.m[k]
+		if e == nil {
+			return nil
+		}
+		e.mu.Lock()
+		if e.dead {
+			return nil // want `return may skip e.mu.Unlock \(Lock at line 67\)`
+		}
+		if len(t.m) > 1 {
+			return e
+		}
+		e.mu.Unlock()
+	}
+}
