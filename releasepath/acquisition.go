@@ -1,11 +1,12 @@
 package releasepath
 
 import (
-	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
@@ -224,7 +225,9 @@ func exprKey(info *types.Info, e ast.Expr) (key string, ok bool) {
 }
 
 // objID names an object uniquely within the run: its identity, never its name.
-func objID(o types.Object) string { return fmt.Sprintf("%p", o) }
+func objID(o types.Object) string {
+	return "0x" + strconv.FormatUint(uint64(reflect.ValueOf(o).Pointer()), 16) // as %p prints it, without fmt's cost
+}
 
 // isContext reports whether t is context.Context.
 func isContext(t types.Type) bool {

@@ -61,7 +61,7 @@ func (p *pkgChecker) checkFunc(fnNode ast.Node, body *ast.BlockStmt, sig *types.
 				continue // veth named by n.hostName, deleted by the type's cleanup
 			}
 			p.paramRelease(a, body)
-			a.holders = compositeHolders(info, body, a)
+			a.holders = p.compositeHolders(body, a)
 			a.closureHolders = p.closureHolders(body, a)
 			a.releases = p.findReleases(a, all)
 			p.closureCallReleases(a, all, body)
@@ -130,30 +130,12 @@ func mentionsObj(info *types.Info, e ast.Node, o types.Object) bool {
 // unlock := c.mu.Unlock), if there is one.
 func (p *pkgChecker) releaseValueIn(a *acquisition, body *ast.BlockStmt) (string, bool) {
 	info := p.pass.TypesInfo
-	text := ""
-	calls := map[ast.Expr]bool{}
-	ast.Inspect(body, func(n ast.Node) bool {
-		if text != "" {
-			return false
+	for _, n := range p.index(body).methodValues {
+		if fn, ok := info.Selections[n].Obj().(*types.Func); ok && p.isReleaseValue(a, n, fn, nil) {
+			return types.ExprString(n), true
 		}
-		switch n := n.(type) {
-		case *ast.CallExpr:
-			calls[ast.Unparen(n.Fun)] = true
-		case *ast.SelectorExpr:
-			if calls[n] {
-				return true
-			}
-			s, ok := info.Selections[n]
-			if !ok || s.Kind() != types.MethodVal {
-				return true
-			}
-			if fn, ok := s.Obj().(*types.Func); ok && p.isReleaseValue(a, n, fn, nil) {
-				text = types.ExprString(n)
-			}
-		}
-		return true
-	})
-	return text, text != ""
+	}
+	return "", false
 }
 
 // findReleases returns the calls in all that end a.
@@ -226,10 +208,24 @@ func (a *acquisition) carriedAround(info *types.Info, x, y []ast.Node) bool {
 	return false
 }
 
+// namesRelease reports whether name, of a call, is one of a's releases by its verb: a
+// release name made by swapping the verb (ReleaseAddress), a release verb in any case
+// (unlock), or a name that leads with one (releaseOwn).
+func (a *acquisition) namesRelease(name string) bool {
+	m := a.verb
+	return slices.Contains(m.releases, name) || slices.ContainsFunc(m.relVerbs, func(v string) bool { return strings.EqualFold(v, name) }) ||
+		isReleaseVerbName(name, m.relVerbs)
+}
+
 // isReleaseOf reports whether call (of fn) ends acquisition a: the evidence rules of the
 // package documentation.
 func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.Func) bool {
 	info := p.pass.TypesInfo
+	if a.pair == nil && !a.namesRelease(mustless(fn.Name())) {
+		// Every rule below for a verb reads a release's name first; most calls have none,
+		// and a long function asks this of each of its calls for each acquisition in it.
+		return p.releasesUnnamed(a, call, fn)
+	}
 	recv := receiver(info, call)
 	var recvKey string
 	var recvRoot types.Object
@@ -245,7 +241,7 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 	onValue := recvRoot != nil && a.values[recvRoot]
 	args := map[types.Object]bool{}
 	argValue := false
-	same := p.sameValue(a, call)
+	same := func() bool { return p.sameValue(a, call) } // read only where a rule needs it
 	for _, arg := range call.Args {
 		if t := info.TypeOf(arg); t != nil && isContext(t) {
 			continue
@@ -266,7 +262,7 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 		if slices.Contains(a.pair.releases, full) {
 			// The release is on the acquired value (l.Release, f.Close) or takes it, or is made
 			// on the same receiver, or is a function, with the same arguments.
-			return onValue || argValue || ((recv == nil || sameRecv) && same)
+			return onValue || argValue || ((recv == nil || sameRecv) && same())
 		}
 		// The value may be released through an interface (c.Close() on the io.Closer
 		// parameter of closeIt := func(c io.Closer) { c.Close() }, passed f), and a wrapper
@@ -292,7 +288,7 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 		}
 	}
 	switch {
-	case sameRecv && (strict || bare) && same:
+	case sameRecv && (strict || bare) && same():
 		// mu.Lock … mu.Unlock, addrMgr.HoldAddress … addrMgr.ReleaseAddress; never
 		// m.ReleaseAddress(other) for m.HoldAddress(a).
 		return true
@@ -300,11 +296,11 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 		return true // f, _ := os.Open(…) … f.Close()
 	case argValue && (strict || verbName && a.namesAgree(name)):
 		return true // vol, _ := c.CreateVolume(…) … c.DeleteVolume(vol.ID)
-	case strict && shares && samePkgFunc && same:
+	case strict && shares && samePkgFunc && same():
 		return true // ipam.ExecAdd(t, data) … ipam.ExecDel(t, data)
 	case strict && samePkgFunc && len(args) == 0 && len(a.argRoots) == 0:
 		return true // lockAll() … unlockAll()
-	case a.kind == scoped && verbName && (samePkgFunc || sameRecv) && len(args) > 0 && subset(args, a.argRoots, a.values) && same &&
+	case a.kind == scoped && verbName && (samePkgFunc || sameRecv) && len(args) > 0 && subset(args, a.argRoots, a.values) && same() &&
 		(!argValue || sharesNoun(a.name, name)):
 		// A hold released under another noun, with nothing but the hold's own arguments;
 		// one that takes the acquired value must name it (c.CloseSocket(s) closes a thing
@@ -312,7 +308,14 @@ func (p *pkgChecker) isReleaseOf(a *acquisition, call *ast.CallExpr, fn *types.F
 		// something else are two resources.
 		return true // holdAddress(ctx, c, lb, ip) … releaseOwn(ctx, c, lb)
 	}
-	if a.kind == scoped && p.releasesField(a, call, fn, func(n string) bool { return slices.Contains(m.releases, n) }) {
+	return p.releasesUnnamed(a, call, fn)
+}
+
+// releasesUnnamed reports whether call (of fn), whatever its name, ends a, found by a verb:
+// a helper of the package that releases the field a took, or a wrapper whose summary makes
+// a's release.
+func (p *pkgChecker) releasesUnnamed(a *acquisition, call *ast.CallExpr, fn *types.Func) bool {
+	if a.kind == scoped && p.releasesField(a, call, fn, func(n string) bool { return slices.Contains(a.verb.releases, n) }) {
 		return true // t.unlockAndNotify() for t.mu.Lock()
 	}
 	if a.held != nil {

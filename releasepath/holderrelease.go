@@ -12,7 +12,8 @@ import (
 // &proxyNS{nsPath: nsPath}, var h = plain{f: f}, or var h *plain; h = &plain{f: f}): what a
 // method of one of them releases of its receiver, it may release of the value
 // (holderReleases). A local given anything else as well, anywhere in the function, is none.
-func compositeHolders(info *types.Info, body *ast.BlockStmt, a *acquisition) map[types.Object]bool {
+func (p *pkgChecker) compositeHolders(body *ast.BlockStmt, a *acquisition) map[types.Object]bool {
+	info := p.pass.TypesInfo
 	var holdsValue func(e ast.Expr) bool
 	holdsValue = func(e ast.Expr) bool {
 		if kv, ok := e.(*ast.KeyValueExpr); ok {
@@ -42,7 +43,9 @@ func compositeHolders(info *types.Info, body *ast.BlockStmt, a *acquisition) map
 			holders = append(holders, o)
 		}
 	}
-	eachGiven(body, give)
+	for _, g := range p.index(body).gives {
+		give(g.id, g.value)
+	}
 	var out map[types.Object]bool
 	for _, o := range holders {
 		if given[o] == 1 {
@@ -135,7 +138,9 @@ func (p *pkgChecker) closureHolders(body *ast.BlockStmt, a *acquisition) map[typ
 			}
 		}
 	}
-	eachGiven(body, give)
+	for _, g := range p.index(body).gives {
+		give(g.id, g.value)
+	}
 	for o := range other {
 		delete(out, o)
 	}

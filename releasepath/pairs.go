@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // An obligation says on which returns an acquisition must have been undone.
@@ -194,6 +195,28 @@ func funcName(fn *types.Func) string {
 // words splits a CamelCase or camelCase identifier into its words: "HoldAddress" gives
 // [Hold Address], "RLock" gives [R Lock], "holdAddressV1201" gives [hold Address V1201].
 func words(name string) []string {
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			return runeWords(name)
+		}
+	}
+	// ASCII, as nearly every name is: the words are slices of name, no copy made.
+	upper := func(c byte) bool { return 'A' <= c && c <= 'Z' }
+	lower := func(c byte) bool { return 'a' <= c && c <= 'z' }
+	ws := make([]string, 0, 4)
+	start := 0
+	for i := 1; i < len(name); i++ {
+		if upper(name[i]) && (!upper(name[i-1]) || i+1 < len(name) && lower(name[i+1])) {
+			// "RLock": the run "RL" splits before the upper letter that starts a word.
+			ws = append(ws, name[start:i])
+			start = i
+		}
+	}
+	return append(ws, name[start:])
+}
+
+// runeWords is words for a name with letters beyond ASCII.
+func runeWords(name string) []string {
 	var ws []string
 	start := 0
 	rs := []rune(name)
@@ -202,7 +225,6 @@ func words(name string) []string {
 			ws = append(ws, string(rs[start:i]))
 			start = i
 		} else if unicode.IsUpper(rs[i]) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) && i-start > 0 {
-			// "RLock": the run "RL" splits before the upper letter that starts a word.
 			ws = append(ws, string(rs[start:i]))
 			start = i
 		}
@@ -271,12 +293,23 @@ func isReleaseVerbName(name string, verbs []string) bool {
 		if n > len(ws) {
 			continue
 		}
-		lead := strings.Join(ws[:n], "")
-		if strings.ToUpper(lead[:1])+lead[1:] == v {
+		k := 0
+		for _, w := range ws[:n] {
+			k += len(w)
+		}
+		if lead := name[:k]; len(lead) == len(v) && lead[1:] == v[1:] && upperFirst(lead) == v[:1] {
 			return true
 		}
 	}
 	return false
+}
+
+// upperFirst returns the first byte of s in upper case, as a string.
+func upperFirst(s string) string {
+	if c := s[0]; 'a' <= c && c <= 'z' {
+		return string(rune(c - 'a' + 'A'))
+	}
+	return strings.ToUpper(s[:1])
 }
 
 // noun returns what follows the leading verb of name, its modifiers and a lock's mode

@@ -15,18 +15,11 @@ func (p *pkgChecker) paramRelease(a *acquisition, body *ast.BlockStmt) {
 	info := p.pass.TypesInfo
 	recvRoot := rootObj(info, receiver(info, a.call))
 	a.litArgs = map[types.Object]string{}
-	ast.Inspect(body, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok {
-			return true
-		}
-		lit := p.calledLiteral(call, body)
-		if lit == nil {
-			return true
-		}
+	for _, lc := range p.index(body).litCalls {
+		call, lit := lc.call, lc.lit
 		params := litParams(info, lit)
 		if len(params) != len(call.Args) {
-			return true
+			continue
 		}
 		changed := assignedIn(info, lit.Body)
 		for i, arg := range call.Args {
@@ -60,8 +53,7 @@ func (p *pkgChecker) paramRelease(a *acquisition, body *ast.BlockStmt) {
 				}
 			}
 		}
-		return true
-	})
+	}
 }
 
 // assignedIn returns the variables body assigns or takes the address of.

@@ -213,6 +213,7 @@ type pkgChecker struct {
 	keyedLits   map[*ast.FuncLit]*ast.KeyValueExpr // the literals stored as composite values (keyedValue)
 	main        *ast.BlockStmt                     // func main's body (mainBody), once mainDone
 	mainDone    bool                               // whether main calls each command-table field last (fieldRunsAtEnd)
+	indexes     map[*ast.BlockStmt]*bodyIndex      // what the rules read of each body (index)
 }
 
 // newPkgChecker returns the checker of pass's package, configured by c, with the files it
