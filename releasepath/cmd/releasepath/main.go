@@ -27,11 +27,13 @@
 // (go run ./replay -memory=3).
 //
 // Under go vet (a .cfg argument, -V=full or -flags) the command is a vet tool, run by the
-// go command once per package with the facts of its imports read from the build cache. As
-// cmd/compile does, each such process runs without a garbage collection until the memory it
-// uses reaches 64 MiB (its heap somewhat less), and collects as usual after that, unless
-// GOGC or GOMEMLIMIT is set: most of these processes type-check one small package and exit,
-// and the collections a 4 MiB start would make are work thrown away at the exit. The cost
+// go command once per package with the facts of its imports read from the build cache. On a
+// package it runs for its importers' sake alone (a dependency of those vetted, VetxOnly in
+// its .cfg), it computes the facts and skips the analysis whose findings go vet would drop
+// there. As cmd/compile does, each such process runs without a garbage collection until the
+// memory it uses reaches 64 MiB (its heap somewhat less), and collects as usual after that,
+// unless GOGC or GOMEMLIMIT is set: most of these processes type-check one small package and
+// exit, and the collections a 4 MiB start would make are work thrown away at the exit. The cost
 // table of PRECISION.md has the CPU go vet spends with the command beside plain go vet's
 // (go run ./replay -cost=5).
 //
@@ -39,6 +41,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -50,6 +53,7 @@ import (
 	"runtime/pprof"
 	"strings"
 
+	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/singlechecker"
 	"golang.org/x/tools/go/packages"
 
@@ -59,7 +63,11 @@ import (
 func main() {
 	if vetInvocation(os.Args[1:]) {
 		startHeap(os.Getenv)
-		singlechecker.Main(releasepath.Analyzer)
+		a := releasepath.Analyzer
+		if factsOnly(os.Args[1:]) {
+			a = withoutDiagnostics(a)
+		}
+		singlechecker.Main(a)
 		return
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -75,6 +83,33 @@ func vetInvocation(args []string) bool {
 		}
 	}
 	return len(args) > 0 && strings.HasSuffix(args[len(args)-1], ".cfg")
+}
+
+// factsOnly reports whether the go command runs the vet tool on a dependency of the
+// packages it vets, for the facts its importers read alone: the .cfg file says VetxOnly.
+// A file that cannot be read or parsed is unitchecker's to report.
+func factsOnly(args []string) bool {
+	if len(args) == 0 || !strings.HasSuffix(args[len(args)-1], ".cfg") {
+		return false
+	}
+	data, err := os.ReadFile(args[len(args)-1])
+	if err != nil {
+		return false
+	}
+	var cfg struct{ VetxOnly bool }
+	return json.Unmarshal(data, &cfg) == nil && cfg.VetxOnly
+}
+
+// withoutDiagnostics returns a copy of a whose own run does nothing: unitchecker runs an
+// analyzer that requires one with facts (releasepath requires the fact pass) on every
+// dependency too, and drops its findings there, so under go vet most of the analyzer's
+// work went to the standard library's packages and was thrown away. The facts its
+// requirements export are the same; the copy keeps a's name and flags, which the go command
+// passes to every process.
+func withoutDiagnostics(a *analysis.Analyzer) *analysis.Analyzer {
+	c := *a
+	c.Run = func(*analysis.Pass) (any, error) { return nil, nil }
+	return &c
 }
 
 // startHeapBytes is the memory a vet tool process grows to before its first collection.

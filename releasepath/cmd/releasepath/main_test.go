@@ -22,6 +22,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/safereconcile/safereconcile/releasepath"
 )
 
 // TestMain runs the command itself when the test binary is started with RELEASEPATH_MAIN=1,
@@ -293,7 +295,8 @@ func TestNoPackagesExitsOne(t *testing.T) {
 }
 
 // TestGoVetRunsTheCommandAsAVetTool checks that go vet -vettool reaches the vet-tool driver
-// (-V=full, -flags and the .cfg files) and reports the leak.
+// (-V=full, -flags and the .cfg files) and reports the leak, and only it: the file closed
+// through util.CloseQuietly is released by the fact util's facts-only run exported.
 func TestGoVetRunsTheCommandAsAVetTool(t *testing.T) {
 	dir := module(t)
 	cmd := exec.Command("go", "vet", "-vettool="+os.Args[0], "./app")
@@ -302,6 +305,53 @@ func TestGoVetRunsTheCommandAsAVetTool(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	require.Error(t, err, "go vet exits non-zero on a finding")
 	assert.Contains(t, string(out), "app.go:24:3: return may skip f.Close (Open at line 19)")
+	assert.Equal(t, 1, strings.Count(string(out), "may skip"), "%s", out)
+}
+
+// TestFactsOnlyReadsVetxOnlyFromTheConfig checks which vet-tool runs are for facts alone: a
+// .cfg file, last, that says VetxOnly; not one that does not, cannot be read or parsed, nor
+// a run without a .cfg file.
+func TestFactsOnlyReadsVetxOnlyFromTheConfig(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	dep := write("dep.cfg", `{"ID": "fmt", "VetxOnly": true}`)
+	root := write("root.cfg", `{"ID": "example.com/m/app", "VetxOnly": false}`)
+	bad := write("bad.cfg", `{"VetxOnly": tru`)
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{dep}, true},
+		{[]string{"-pairs=a.B=a.C", dep}, true},
+		{[]string{root}, false},
+		{[]string{bad}, false},
+		{[]string{filepath.Join(dir, "missing.cfg")}, false},
+		{[]string{dep, "./..."}, false},
+		{[]string{"-V=full"}, false},
+		{nil, false},
+	} {
+		assert.Equal(t, tt.want, factsOnly(tt.args), "%q", tt.args)
+	}
+}
+
+// TestWithoutDiagnosticsKeepsTheAnalyzersNameFlagsAndFacts checks that the facts-only copy
+// differs from the analyzer by its run alone, which reports nothing.
+func TestWithoutDiagnosticsKeepsTheAnalyzersNameFlagsAndFacts(t *testing.T) {
+	a := releasepath.Analyzer
+	c := withoutDiagnostics(a)
+	assert.Equal(t, a.Name, c.Name)
+	assert.Equal(t, a.Requires, c.Requires)
+	assert.NotNil(t, c.Flags.Lookup("pairs"))
+	reported := false
+	res, err := c.Run(&analysis.Pass{Report: func(analysis.Diagnostic) { reported = true }})
+	assert.NoError(t, err)
+	assert.Nil(t, res)
+	assert.False(t, reported)
+	assert.NotNil(t, a.Run, "the analyzer itself keeps its run")
 }
 
 func TestVetInvocation(t *testing.T) {
