@@ -364,6 +364,9 @@ func subset(xs, a, b map[types.Object]bool) bool {
 func (p *pkgChecker) undoneOnErrorPath(a *acquisition) bool {
 	info := p.pass.TypesInfo
 	for _, r := range a.releases {
+		if replacesExisting(info, a, r) {
+			continue
+		}
 		for i := len(r.stack) - 1; i >= 0; i-- {
 			switch n := r.stack[i].(type) {
 			case *ast.IfStmt:
@@ -389,6 +392,74 @@ func (p *pkgChecker) undoneOnErrorPath(a *acquisition) bool {
 		}
 	}
 	return false
+}
+
+// replacesExisting reports whether the release r replaces what a failed call of a's function
+// found there: r sits in the branch of an if whose init, or the statement just before it,
+// assigns an error from a call of that function, whose condition reads that error, and which
+// calls the function again after r (if _, err := images.Create(ctx, img); err != nil { if
+// errors.Is(err, ErrAlreadyExists) { images.Delete(…); images.Create(…) } }, nerdctl's build
+// tagging an image again). The failed call made nothing; what the release removes was there
+// before, so it undoes nothing and is no evidence that the function undoes what it creates. A
+// release there with no second call (if err := c.CreateTag(b); err != nil { c.DeleteTag(a);
+// return err }) is an undo.
+func replacesExisting(info *types.Info, a *acquisition, r *releaseCall) bool {
+	for i := len(r.stack) - 1; i >= 1; i-- {
+		is, ok := r.stack[i].(*ast.IfStmt)
+		if !ok || !within(is.Body, r.call) {
+			continue
+		}
+		init := is.Init
+		if init == nil {
+			if list, ok := stmtList(r.stack[i-1]); ok {
+				if k := slices.Index(list, ast.Stmt(is)); k > 0 {
+					init = list[k-1]
+				}
+			}
+		}
+		if errs := failedCallErrors(info, a, init); len(errs) > 0 && mentionsAny(info, is.Cond, errs) && callsAfter(info, is.Body, a.fn, r.call.End()) {
+			return true
+		}
+	}
+	return false
+}
+
+// callsAfter reports whether n calls fn after pos.
+func callsAfter(info *types.Info, n ast.Node, fn *types.Func, pos token.Pos) bool {
+	found := false
+	ast.Inspect(n, func(x ast.Node) bool {
+		if c, ok := x.(*ast.CallExpr); ok && c.Pos() >= pos {
+			if f, ok := typeInfoCallee(info, c); ok && f.Origin() == fn.Origin() {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// failedCallErrors returns the error variables s assigns from a call of a's function.
+func failedCallErrors(info *types.Info, a *acquisition, s ast.Stmt) map[types.Object]bool {
+	as, ok := s.(*ast.AssignStmt)
+	if !ok || len(as.Rhs) != 1 {
+		return nil
+	}
+	call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	if fn, ok := typeInfoCallee(info, call); !ok || fn.Origin() != a.fn.Origin() {
+		return nil
+	}
+	errs := map[types.Object]bool{}
+	for _, l := range as.Lhs {
+		if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+			if o := info.ObjectOf(id); o != nil && isError(o.Type()) {
+				errs[o] = true
+			}
+		}
+	}
+	return errs
 }
 
 func within(outer ast.Node, inner ast.Node) bool {

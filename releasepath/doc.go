@@ -38,7 +38,10 @@
 //     rollback verbs
 //     (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup, Start) only on error
 //     returns, and only when the function undoes the acquisition on some error path
-//     already. Only the leading word counts: m.GetMountRefs(p) is a query. A noun phrase
+//     already. A release in the branch where a create of the same function failed, before it
+//     creates again (if _, err := images.Create(ctx, img); errors.Is(err, ErrAlreadyExists) {
+//     images.Delete(ctx, name); images.Create(ctx, img) }), replaces what was there and
+//     undoes nothing: it is no such path. Only the leading word counts: m.GetMountRefs(p) is a query. A noun phrase
 //     names a value, not an act: a verb with a noun after it whose callee returns one string
 //     or number and no error (mountpoint := d.mountPath(id), the path of a mount) is not
 //     ended by a bare verb that takes the value (unix.Unmount(mountpoint, 0)), only by a

@@ -81,3 +81,63 @@ func (c *client) provisionLocalErr(ctx context.Context, name, node string) (*vol
 	}
 	return vol, nil
 }
+
+type tag struct{ Name string }
+
+func (c *client) CreateTag(ctx context.Context, name string) (*tag, error) { return &tag{}, nil }
+func (c *client) DeleteTag(ctx context.Context, name string) error          { return nil }
+
+var errExists = errors.New("exists")
+
+// tagAll tags again what is already tagged: the DeleteTag in the branch of a failed CreateTag
+// removes the tag that was there, and undoes nothing; the tags it makes are its output.
+func (c *client) tagAll(ctx context.Context, names []string) error {
+	for _, name := range names {
+		if _, err := c.CreateTag(ctx, name); err != nil {
+			if errors.Is(err, errExists) {
+				if err := c.DeleteTag(ctx, name); err != nil {
+					return err
+				}
+				if _, err := c.CreateTag(ctx, name); err != nil {
+					return err
+				}
+				continue
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// tagAllAfter tests the failed call's error in the statement after it.
+func (c *client) tagAllAfter(ctx context.Context, names []string) ([]*tag, error) {
+	var tags []*tag
+	for _, name := range names {
+		t, err := c.CreateTag(ctx, name)
+		if errors.Is(err, errExists) {
+			_ = c.DeleteTag(ctx, name)
+			t, err = c.CreateTag(ctx, name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		tags = append(tags, t)
+	}
+	return tags, nil
+}
+
+// tagBoth undoes its first tag when the second fails: that DeleteTag is an undo.
+func (c *client) tagBoth(ctx context.Context, a, b string) error {
+	t, err := c.CreateTag(ctx, a)
+	if err != nil {
+		return err
+	}
+	if _, err := c.CreateTag(ctx, b); err != nil {
+		_ = c.DeleteTag(ctx, t.Name)
+		return err
+	}
+	if err := c.CreateSnapshot(ctx, a); err != nil {
+		return err // want `return may skip c.DeleteTag \(CreateTag at line 131\)`
+	}
+	return nil
+}
