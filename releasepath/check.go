@@ -396,13 +396,15 @@ func (p *pkgChecker) undoneOnErrorPath(a *acquisition) bool {
 
 // replacesExisting reports whether the release r replaces what a failed call of a's function
 // found there: r sits in the branch of an if whose init, or the statement just before it,
-// assigns an error from a call of that function, whose condition reads that error, and which
-// calls the function again after r (if _, err := images.Create(ctx, img); err != nil { if
-// errors.Is(err, ErrAlreadyExists) { images.Delete(…); images.Create(…) } }, nerdctl's build
-// tagging an image again). The failed call made nothing; what the release removes was there
-// before, so it undoes nothing and is no evidence that the function undoes what it creates. A
-// release there with no second call (if err := c.CreateTag(b); err != nil { c.DeleteTag(a);
-// return err }) is an undo.
+// assigns an error from a call of that function, and whose condition reads that error; and a
+// statement after r's, in r's own block, calls the function again (if _, err :=
+// images.Create(ctx, img); err != nil { if errors.Is(err, ErrAlreadyExists) {
+// images.Delete(…); images.Create(…) } }, nerdctl's build tagging an image again). The failed
+// call made nothing; what the release removes was there before, so it undoes nothing and is
+// no evidence that the function undoes what it creates. A release there that goes on to a
+// return instead (if !force { c.DeleteLink(name); return err }), or any release after
+// another create failed (if err := c.CreateTag(b); err != nil { c.DeleteTag(a); return err
+// }), is an undo.
 func replacesExisting(info *types.Info, a *acquisition, r *releaseCall) bool {
 	for i := len(r.stack) - 1; i >= 1; i-- {
 		is, ok := r.stack[i].(*ast.IfStmt)
@@ -417,25 +419,39 @@ func replacesExisting(info *types.Info, a *acquisition, r *releaseCall) bool {
 				}
 			}
 		}
-		if errs := failedCallErrors(info, a, init); len(errs) > 0 && mentionsAny(info, is.Cond, errs) && callsAfter(info, is.Body, a.fn, r.call.End()) {
+		if errs := failedCallErrors(info, a, init); len(errs) > 0 && mentionsAny(info, is.Cond, errs) && createsAgain(info, r, a.fn) {
 			return true
 		}
 	}
 	return false
 }
 
-// callsAfter reports whether n calls fn after pos.
-func callsAfter(info *types.Info, n ast.Node, fn *types.Func, pos token.Pos) bool {
-	found := false
-	ast.Inspect(n, func(x ast.Node) bool {
-		if c, ok := x.(*ast.CallExpr); ok && c.Pos() >= pos {
-			if f, ok := typeInfoCallee(info, c); ok && f.Origin() == fn.Origin() {
-				found = true
-			}
+// createsAgain reports whether a statement after r's, in r's own block, calls fn: the path
+// from the release goes on to create again (Delete(name); Create(name)), not to a return.
+func createsAgain(info *types.Info, r *releaseCall, fn *types.Func) bool {
+	for k := len(r.stack) - 2; k >= 0; k-- {
+		list, ok := stmtList(r.stack[k])
+		if !ok {
+			continue
 		}
-		return !found
-	})
-	return found
+		i := slices.IndexFunc(list, func(s ast.Stmt) bool { return ast.Node(s) == r.stack[k+1] })
+		if i < 0 {
+			return false
+		}
+		found := false
+		for _, st := range list[i+1:] {
+			ast.Inspect(st, func(x ast.Node) bool {
+				if c, ok := x.(*ast.CallExpr); ok {
+					if f, ok := typeInfoCallee(info, c); ok && f.Origin() == fn.Origin() {
+						found = true
+					}
+				}
+				return !found
+			})
+		}
+		return found
+	}
+	return false
 }
 
 // failedCallErrors returns the error variables s assigns from a call of a's function.

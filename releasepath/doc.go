@@ -38,10 +38,11 @@
 //     rollback verbs
 //     (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup, Start) only on error
 //     returns, and only when the function undoes the acquisition on some error path
-//     already. A release in the branch where a create of the same function failed, before it
-//     creates again (if _, err := images.Create(ctx, img); errors.Is(err, ErrAlreadyExists) {
-//     images.Delete(ctx, name); images.Create(ctx, img) }), replaces what was there and
-//     undoes nothing: it is no such path. Only the leading word counts: m.GetMountRefs(p) is a query. A noun phrase
+//     already. A release in the branch where a create of the same function failed, followed
+//     in its own block by a call of that function again (if _, err := images.Create(ctx,
+//     img); errors.Is(err, ErrAlreadyExists) { images.Delete(ctx, name); images.Create(ctx,
+//     img) }), replaces what was there and undoes nothing: it is no such path. One followed
+//     by a return instead (if !force { images.Delete(ctx, name); return err }) is. Only the leading word counts: m.GetMountRefs(p) is a query. A noun phrase
 //     names a value, not an act: a verb with a noun after it whose callee returns one string
 //     or number and no error (mountpoint := d.mountPath(id), the path of a mount) is not
 //     ended by a bare verb that takes the value (unix.Unmount(mountpoint, 0)), only by a
@@ -390,7 +391,9 @@
 //     (m.ReleaseAddress(ip) for an ip it does not return): its caller could not release it.
 //     A lookup that locks the entry it found, a local, and returns it (e := t.m[k];
 //     e.mu.Lock(); if e.dead { e.mu.Unlock(); return nil }; return e) returns it locked by
-//     contract. The releases are the calls of the release, the calls of
+//     contract: the local itself, never assigned after its declaration; not a copy of it (r
+//     := e; return r), a value that holds it (return &handle{e: e}), or a local given
+//     another entry before the return (e = t.m[next]; return e), which are reported. The releases are the calls of the release, the calls of
 //     a local that holds it where the path calls it (unlocker() after unlocker :=
 //     l.rw.RUnlock), and a deferred release under an ok flag or through a function
 //     variable (see funcvar), which releases at the returns where it runs: defer func() {
@@ -492,9 +495,10 @@
 //     its arguments alone) and whose arguments name it by the receiver's fields alone,
 //     directly or through a local declared once from them (veth :=
 //     &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: n.hostName}}; netlink.LinkAdd(veth)),
-//     fields the method never changes after it reads them (by assigning them or what they
-//     are reached through, taking their address or calling a pointer method on them; a
-//     method of the receiver itself, g.Lock(), changes none of them), when another method of the receiver's type (generic
+//     fields the method never changes, before or after it reads them (by assigning them or
+//     what they are reached through, taking their address or calling a pointer method on
+//     them; a method of the receiver itself, g.Lock(), changes none of them; a change made
+//     through a copy of the receiver, q := p; q.host = other, is not seen), when another method of the receiver's type (generic
 //     or not) calls a release of its kind (deleteVeth's h.LinkDel): the receiver owns it,
 //     and whoever owns the receiver cleans it up through it. A value the call returns
 //     (os.Create(p.path)) belongs to the receiver only once stored in it. A name with a

@@ -433,8 +433,9 @@ func nilable(t types.Type) bool {
 // with (e for e.mu.Unlock()), and false when a release needs something else the caller has
 // not: what is neither a local, the receiver, a parameter, a package variable nor a
 // constant. The caller can make the release where a return gives it those locals
-// (return e, a lookup that returns its entry locked); its own receiver, parameters and
-// package variables it has anyway.
+// (return e, a lookup that returns its entry locked), when the function never assigns the
+// local after declaring it; its own receiver, parameters and package variables it has
+// anyway.
 func (w *walker) releaseLocals() ([]types.Object, bool) {
 	info := w.p.pass.TypesInfo
 	var locals []types.Object
@@ -450,11 +451,23 @@ func (w *walker) releaseLocals() ([]types.Object, bool) {
 			case o == nil:
 				return nil, false
 			case isLocal(o, w.body) && !slices.Contains(locals, o):
+				if assignedAgain(info, o, w.body) {
+					return nil, false // e = t.m[next]; return e: the local no longer names what was locked
+				}
 				locals = append(locals, o)
 			}
 		}
 	}
 	return locals, true
+}
+
+// assignedAgain reports whether body assigns o after declaring it, increments it or ranges
+// into it: gives it another value. A method called on it (e.unlock()) does not.
+func assignedAgain(info *types.Info, o types.Object, body *ast.BlockStmt) bool {
+	return mutates(info, body, func(e ast.Expr, replaced bool) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return replaced && ok && info.Uses[id] == o
+	})
 }
 
 // returnsAll reports whether ret gives its caller every one of locals, each a result of its

@@ -85,7 +85,7 @@ func (c *client) provisionLocalErr(ctx context.Context, name, node string) (*vol
 type tag struct{ Name string }
 
 func (c *client) CreateTag(ctx context.Context, name string) (*tag, error) { return &tag{}, nil }
-func (c *client) DeleteTag(ctx context.Context, name string) error          { return nil }
+func (c *client) DeleteTag(ctx context.Context, name string) error         { return nil }
 
 var errExists = errors.New("exists")
 
@@ -138,6 +138,26 @@ func (c *client) tagBoth(ctx context.Context, a, b string) error {
 	}
 	if err := c.CreateSnapshot(ctx, a); err != nil {
 		return err // want `return may skip c.DeleteTag \(CreateTag at line 131\)`
+	}
+	return nil
+}
+
+// tagForced deletes the existing tag and returns unless forced: that delete is an undo path,
+// and the return after a later failure skips it, for the first create and the second alike.
+func (c *client) tagForced(ctx context.Context, name string, force bool) error {
+	if _, err := c.CreateTag(ctx, name); errors.Is(err, errExists) {
+		if !force {
+			_ = c.DeleteTag(ctx, name)
+			return err
+		}
+		if _, err := c.CreateTag(ctx, name); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	if err := c.CreateSnapshot(ctx, name); err != nil {
+		return err // want `return may skip c.DeleteTag \(CreateTag at line 148\)` `return may skip c.DeleteTag \(CreateTag at line 153\)`
 	}
 	return nil
 }
