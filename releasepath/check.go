@@ -438,18 +438,17 @@ func createsAgain(info *types.Info, r *releaseCall, fn *types.Func) bool {
 		if i < 0 {
 			return false
 		}
-		found := false
-		for _, st := range list[i+1:] {
+		return slices.ContainsFunc(list[i+1:], func(st ast.Stmt) bool {
+			found := false
 			ast.Inspect(st, func(x ast.Node) bool {
-				if c, ok := x.(*ast.CallExpr); ok {
-					if f, ok := typeInfoCallee(info, c); ok && f.Origin() == fn.Origin() {
-						found = true
-					}
+				if c, ok := x.(*ast.CallExpr); ok && !found {
+					f, ok := typeInfoCallee(info, c)
+					found = ok && f.Origin() == fn.Origin()
 				}
 				return !found
 			})
-		}
-		return found
+			return found
+		})
 	}
 	return false
 }

@@ -176,10 +176,10 @@ func assignsAny(info *types.Info, body *ast.BlockStmt, keys []string, name ast.E
 			return false
 		}
 		k, ok := exprKey(info, e)
-		if !replaced && !strings.Contains(k, ".") {
+		if !ok || !replaced && !strings.Contains(k, ".") {
 			return false
 		}
-		return ok && slices.ContainsFunc(keys, func(f string) bool { return f == k || strings.HasPrefix(f, k+".") })
+		return slices.ContainsFunc(keys, func(f string) bool { return f == k || strings.HasPrefix(f, k+".") })
 	})
 }
 
@@ -256,20 +256,11 @@ func (p *pkgChecker) releasedByMethodOf(named *types.Named, names []string, self
 	return slices.ContainsFunc(methods, func(m *types.Func) bool { return m != self })
 }
 
-// assignedAfter reports whether body assigns the field path key (or a path that holds it)
-// in a statement that starts after pos: c.Store = other after c.Store.Open(ctx).
+// assignedAfter reports whether body gives the field path key (or a path that holds it)
+// another value at a place after pos: c.Store = other after c.Store.Open(ctx).
 func assignedAfter(info *types.Info, body *ast.BlockStmt, pos token.Pos, key string) bool {
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		as, ok := n.(*ast.AssignStmt)
-		if found || !ok || as.Pos() < pos {
-			return !found
-		}
-		found = slices.ContainsFunc(as.Lhs, func(l ast.Expr) bool {
-			k, ok := exprKey(info, l)
-			return ok && (k == key || strings.HasPrefix(key, k+"."))
-		})
-		return !found
+	return mutates(info, body, func(e ast.Expr, replaced bool) bool {
+		k, ok := exprKey(info, e)
+		return replaced && ok && e.Pos() >= pos && (k == key || strings.HasPrefix(key, k+"."))
 	})
-	return found
 }
