@@ -57,9 +57,11 @@
 //	                         driver (internal/loadall, which loads every package's syntax
 //	                         first), N rounds each, interleaved
 //	-write FILE              rewrite, for each table this run printed (precision, recall,
-//	                         cost, memory), the text between <!-- replay:NAME --> and
+//	                         cost, memory) and the list of the code bases by half (corpus),
+//	                         the text between <!-- replay:NAME --> and
 //	                         <!-- replay:NAME:end --> in FILE (PRECISION.md); the
-//	                         precision table only when the run covers the whole corpus
+//	                         precision table and the list only when the run covers the
+//	                         whole corpus
 //	-work DIR                where the throwaway modules live (default the user cache
 //	                         directory's safereconcile/replay)
 //

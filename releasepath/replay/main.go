@@ -73,9 +73,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if o.write != "" {
 		for _, sec := range secs {
-			if sec.name == "precision" && (o.half != "all" || o.only != "") {
-				// The precision table of part of the corpus never replaces the whole's.
-				fmt.Fprintf(stderr, "replay: -write: the precision table is written only by a run of the whole corpus (-half=all, no -only)\n")
+			if (sec.name == "precision" || sec.name == "corpus") && (o.half != "all" || o.only != "") {
+				// The precision table of part of the corpus never replaces the whole's, nor
+				// its list of the code bases.
+				if sec.name == "precision" {
+					fmt.Fprintf(stderr, "replay: -write: the precision table is written only by a run of the whole corpus (-half=all, no -only)\n")
+				}
 				continue
 			}
 			if err := writeBetweenMarkers(o.write, sec.name, sec.text); err != nil {
@@ -319,7 +322,7 @@ func (rep *report) sections() []section {
 				fmt.Fprintf(&w, "- untriaged: `%s` %s %s\n", f.modver, f.pos(), f.acq())
 			}
 		}
-		out = append(out, section{"precision", w.String()})
+		out = append(out, section{"precision", w.String()}, section{"corpus", rep.corpusText()})
 	}
 	if len(rep.recalls) > 0 {
 		var w bytes.Buffer
@@ -362,6 +365,19 @@ func (rep *report) sections() []section {
 		out = append(out, section{"memory", w.String()})
 	}
 	return out
+}
+
+// corpusText lists the code bases the run scored, by half, in the order of corpus.tsv: the
+// counts and names that PRECISION.md's prose about the corpus would otherwise keep by hand.
+func (rep *report) corpusText() string {
+	byHalf := map[string][]string{}
+	for _, s := range rep.scores {
+		m, _, _ := strings.Cut(s.name, "@")
+		byHalf[s.half] = append(byHalf[s.half], "`"+m+"`")
+	}
+	tune, held := byHalf["tune"], byHalf["heldout"]
+	return fmt.Sprintf("%d code bases: %d in the tune half (%s) and %d held out (%s).\n",
+		len(tune)+len(held), len(tune), strings.Join(tune, ", "), len(held), strings.Join(held, ", "))
 }
 
 // A section is one part of the output, written between the markers of its name.

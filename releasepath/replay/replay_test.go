@@ -195,6 +195,37 @@ func TestPrecisionPageHoldsTheMeasuredFigures(t *testing.T) {
 	}
 }
 
+// TestCorpusTextListsEachHalfInOrder pins the corpus section: the counts, and each half's
+// modules in the order the run scored them, without their versions.
+func TestCorpusTextListsEachHalfInOrder(t *testing.T) {
+	rep := &report{scores: []*score{
+		{name: "example.com/a@v1.0.0", half: "tune"},
+		{name: "example.com/b/v2@v2.1.0", half: "heldout"},
+		{name: "example.com/c@v0.3.0", half: "tune"},
+	}}
+	assert.Equal(t, "3 code bases: 2 in the tune half (`example.com/a`, `example.com/c`) and 1 held out (`example.com/b/v2`).\n",
+		rep.corpusText())
+}
+
+// TestPrecisionPageListsTheCorpus pins that PRECISION.md's list of the code bases is the one
+// corpus.tsv has: a code base added or moved without a new precision run fails here.
+func TestPrecisionPageListsTheCorpus(t *testing.T) {
+	rows, err := openTSV("corpus.tsv", 4, corpusHeader)
+	require.NoError(t, err)
+	bases, err := parseCorpus(rows, "corpus.tsv")
+	require.NoError(t, err)
+	rep := &report{}
+	for _, c := range bases {
+		rep.scores = append(rep.scores, &score{name: c.modver, half: c.half})
+	}
+	b, err := os.ReadFile(filepath.Join("..", "PRECISION.md"))
+	require.NoError(t, err)
+	start, end := "<!-- replay:corpus -->\n", "<!-- replay:corpus:end -->"
+	i, j := strings.Index(string(b), start), strings.Index(string(b), end)
+	require.True(t, i >= 0 && j > i, "no corpus section")
+	assert.Equal(t, rep.corpusText(), string(b[i+len(start):j]))
+}
+
 // errOnly keeps a parser's error and drops its result.
 func errOnly[T any](parse func([][]string, string) (T, error)) func([][]string, string) error {
 	return func(r [][]string, n string) error { _, err := parse(r, n); return err }
