@@ -575,10 +575,14 @@
 //     method or a function value, whatever its summary says it keeps) hands the value on
 //     where the error may be nil: the callee took it when it succeeded, and nothing when it
 //     failed, so etcd's defrag leaks its temporary file at the return after tmpdb, err :=
-//     bolt.Open(tdbp, 0600, &options) fails (fixed in v3.5.17 by closing it there). Passed
-//     to a call with no error (store.Describe(o)) it is still the function's to release; a
-//     store into a struct the function only points at (o.OpenFile = … for a parameter o)
-//     hands it on.
+//     bolt.Open(tdbp, 0600, &options) fails (fixed in v3.5.17 by closing it there). So does
+//     calling another package's method on it (a method of the package is read by its summary,
+//     as resultholds says). Where the call's error is dropped or returned (tp.Run(), return
+//     tp.Run()), nothing after it tells whether the call took the value, and it is handed on:
+//     etcd's gateway, whose tcpproxy.TCPProxy{Listener: l} serves the listener until Run
+//     fails. Passed to a call with no error (store.Describe(o), tp.Describe()) it is still
+//     the function's to release; a store into a struct the function only points at
+//     (o.OpenFile = … for a parameter o) hands it on.
 //   - stringhandoff: when the release takes the acquired value (ReleaseAddress(ip)), that
 //     value is the resource for these rules, a string as much as a pointer.
 //   - errorevidence: a rollback, or a pair undone on error returns, is reported only at a

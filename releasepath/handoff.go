@@ -939,13 +939,12 @@ func localStructField(info *types.Info, l ast.Expr, body *ast.BlockStmt) types.O
 	return o
 }
 
-// givesStructHolder returns the error variable of an assignment from one call of a
-// function that is passed a local struct value holding the value in a field, or its
-// address (tmpdb, err := bolt.Open(p, 0o600, &options) after options.OpenFile = func(…) {
-// return temp, nil }): the callee takes what the struct holds where it succeeds, and
-// nothing where it fails. Nil for any other assignment.
+// givesStructHolder returns the error variable of an assignment from one call given a
+// local struct value that holds the value in a field (takesStructHolder): tmpdb, err :=
+// bolt.Open(p, 0o600, &options) after options.OpenFile = func(…) { return temp, nil }. The
+// callee takes what the struct holds where it succeeds, and nothing where it fails. Nil for
+// any other assignment.
 func (w *walker) givesStructHolder(lhs, rhs []ast.Expr, st *state) types.Object {
-	info := w.p.pass.TypesInfo
 	if len(rhs) != 1 {
 		return nil
 	}
@@ -953,11 +952,35 @@ func (w *walker) givesStructHolder(lhs, rhs []ast.Expr, st *state) types.Object 
 	if !ok {
 		return nil
 	}
-	errObj := lastError(info, lhs)
-	if errObj == nil {
+	errObj := lastError(w.p.pass.TypesInfo, lhs)
+	if errObj == nil || !w.takesStructHolder(call, st) {
 		return nil
 	}
-	for _, arg := range call.Args {
+	if w.structGiven == nil {
+		w.structGiven = map[*ast.CallExpr]bool{}
+	}
+	w.structGiven[call] = true // no other hand-off at the call (callStep)
+	return errObj
+}
+
+// takesStructHolder reports whether call returns an error and is given, as an argument, its
+// address or the receiver of another package's method (tp.Run() for tp :=
+// tcpproxy.TCPProxy{Listener: l}), a local struct value that holds the value in a field: a
+// call that may take it.
+func (w *walker) takesStructHolder(call *ast.CallExpr, st *state) bool {
+	info := w.p.pass.TypesInfo
+	if t := info.TypeOf(call.Fun); t == nil || !returnsError(t) {
+		return false
+	}
+	given := call.Args
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+		// A method of the package is read by what its summary says its results keep
+		// (resultholds: resp, err := client.ID() keeps nothing of client).
+		if s := info.Selections[sel]; s != nil && s.Kind() == types.MethodVal && s.Obj().Pkg() != w.p.pass.Pkg {
+			given = append([]ast.Expr{sel.X}, given...)
+		}
+	}
+	for _, arg := range given {
 		e := ast.Unparen(arg)
 		if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
 			e = ast.Unparen(u.X)
@@ -968,13 +991,29 @@ func (w *walker) givesStructHolder(lhs, rhs []ast.Expr, st *state) types.Object 
 		}
 		if o := info.Uses[id]; o != nil && st.aliases[o] && !w.a.values[o] {
 			if _, isStruct := o.Type().Underlying().(*types.Struct); isStruct {
-				if w.structGiven == nil {
-					w.structGiven = map[*ast.CallExpr]bool{}
-				}
-				w.structGiven[call] = true // no other hand-off at the call (callStep)
-				return errObj
+				return true
 			}
 		}
 	}
-	return nil
+	return false
+}
+
+// unsettledStructHolder reports whether n drops or returns the error of a call that may take
+// a local struct holding the value (takesStructHolder): tp.Run(), return tp.Run(). Nothing
+// after it tells whether the call succeeded and took what the struct holds, so the function
+// gives it on there (etcd's gateway, whose proxy serves its listener until it fails).
+func (w *walker) unsettledStructHolder(n ast.Node, st *state) bool {
+	var calls []ast.Expr
+	switch n := n.(type) {
+	case *ast.ExprStmt:
+		calls = []ast.Expr{n.X}
+	case *ast.ReturnStmt:
+		calls = n.Results
+	}
+	for _, e := range calls {
+		if call, ok := ast.Unparen(e).(*ast.CallExpr); ok && w.takesStructHolder(call, st) {
+			return true
+		}
+	}
+	return false
 }

@@ -442,6 +442,9 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 		}
 		return verdict == goOn
 	})
+	if verdict == goOn && w.unsettledStructHolder(n, st) {
+		return handedOn // tp.Run(), return tp.Run(): whether it took the value is not tested (structholder)
+	}
 	return verdict
 }
 
