@@ -238,7 +238,8 @@
 //     c.lock() marked the connection busy, defer c.Close(); not c.isClosed() or
 //     c.markClosed(), whose word is Closed.
 //   - enteredholding: a function entered holding the lock, whose first call on it is the
-//     release, takes back its caller's lock: c.mu.Unlock(); runtime.Gosched(); c.mu.Lock().
+//     release, takes back its caller's lock: c.mu.Unlock(); runtime.Gosched(); c.mu.Lock(),
+//     also through functions of the package on a parameter: unlockQ(q); wait(); lockQ(q).
 //   - deferredbefore: a release deferred earlier in the function's own body runs after a
 //     later acquisition too: mu.Lock(); defer mu.Unlock(); …; mu.Unlock(); wait();
 //     mu.Lock(), also with arguments the function never changes (locks.Lock(key); defer
@@ -349,8 +350,10 @@
 //     (t.lock(), t.acquireRef()) may take any field of it, unless it returns what it takes
 //     (layout := t.acquireNHCBLayout(b), a counted reference of prometheus's queue manager,
 //     takes no field of the receiver); and a method of the package that locks a field of its
-//     own receiver in its body (q.relock() { q.mu.Lock() }, return q.mu.TryLock()) takes that
-//     field of what it is called on, whatever its name, unless its own summary releases it.
+//     own receiver in its body (q.relock() { q.mu.Lock() }, return q.mu.TryLock()), or of a
+//     parameter (lockQ(q) { q.mu.Lock() }), takes that field of what it is called on or
+//     passed, whatever its name, unless its own summary releases it: relockQ(q) { unlockQ(q);
+//     wait(); lockQ(q) } releases nothing of its caller's q.mu.
 //   - releaseflag: a helper that releases under a bool parameter of its own, which it never
 //     changes (if freeTurn { p.freeTurn() }; no assignment, no &freeTurn, no range or
 //     literal that sets it), before every return where the parameter is

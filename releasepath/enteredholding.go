@@ -8,17 +8,26 @@ import (
 )
 
 // enteredHolding reports whether the function is entered holding what a acquires: the first
-// call of the function, by position, that acquires or releases it on a's receiver is a
-// release (c.mu.Unlock(); runtime.Gosched(); c.mu.Lock()). Then a takes back what the caller
+// call of the function, by position, that acquires or releases it on a's receiver, or for a
+// function its first argument, is a release (c.mu.Unlock(); runtime.Gosched(); c.mu.Lock(),
+// unlockQ(q); wait(); lockQ(q)). Then a takes back what the caller
 // holds, and returning with it held is what the caller expects. Calls in function literals
 // do not count: they may run at any time.
 func (p *pkgChecker) enteredHolding(a *acquisition, all []callInfo) bool {
-	if a.kind != scoped || a.recvKey == "" {
+	info := p.pass.TypesInfo
+	key, ok := operandKey(info, a.call)
+	if a.kind != scoped || !ok {
 		return false
 	}
-	info := p.pass.TypesInfo
 	firstRelease := token.NoPos
 	for _, r := range a.releases {
+		if a.recvKey == "" {
+			// A function's release must be passed what it was (unlockQ(q) for lockQ(q)); a
+			// method's is matched to its receiver already, or through a helper of it.
+			if k, ok := operandKey(info, r.call); !ok || k != key {
+				continue
+			}
+		}
 		if !inLiteral(r.stack) && r.call.Pos() < a.call.Pos() && (firstRelease == token.NoPos || r.call.Pos() < firstRelease) {
 			firstRelease = r.call.Pos()
 		}
@@ -30,11 +39,23 @@ func (p *pkgChecker) enteredHolding(a *acquisition, all []callInfo) bool {
 		if c.fn != a.fn || c.call.Pos() >= firstRelease || inLiteral(c.stack) {
 			continue
 		}
-		if k, ok := recvKeyOf(info, c.call); ok && k == a.recvKey {
+		if k, ok := operandKey(info, c.call); ok && k == key {
 			return false // acquired here first: the release before a is that one's
 		}
 	}
 	return true
+}
+
+// operandKey returns the identity of what call acquires or releases: its receiver's
+// (c.mu.Lock()), or for a function its first argument's other than a context (lockQ(q)).
+func operandKey(info *types.Info, call *ast.CallExpr) (string, bool) {
+	if receiver(info, call) != nil {
+		return recvKeyOf(info, call)
+	}
+	if args := nonContextArgs(info, call); len(args) > 0 {
+		return exprKey(info, args[0])
+	}
+	return "", false
 }
 
 // inLiteral reports whether a call with these ancestors sits in a function literal.

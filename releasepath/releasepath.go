@@ -209,7 +209,7 @@ type pkgChecker struct {
 	changed     map[ast.Node]*varChanges                         // how each function changes its variables (changesOf)
 	tableFields map[*types.Var]bool
 	mutators    map[*types.Func]bool               // whether each method may change its receiver (changesReceiver)
-	lockTakers  map[*types.Func][]string           // the receiver's field paths each method locks itself (locksOfReceiver)
+	lockTakers  map[*types.Func]map[int][]string   // the field paths each function locks itself, of its receiver and parameters (lockedFields)
 	keyedLits   map[*ast.FuncLit]*ast.KeyValueExpr // the literals stored as composite values (keyedValue)
 	main        *ast.BlockStmt                     // func main's body (mainBody), once mainDone
 	mainDone    bool                               // whether main calls each command-table field last (fieldRunsAtEnd)

@@ -187,21 +187,7 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 			s.events[site] = append(s.events[site], siteEvent{acquire: true, c: c})
 			return nil
 		}
-		// q.relock(), q.tryLock(): a helper of the package that locks a field of its own
-		// receiver takes that field of what it is called on, whatever its name says, unless
-		// its summary releases it (unlock, dial, lock, count, unlock).
-		paths := s.p.locksOfReceiver(c.fn)
-		var released [][2]string
-		if wi := s.p.wrapper(c.fn); wi != nil && len(paths) > 0 {
-			released = wi.fieldsAt(s.info, call, s.trueFlags)[-1]
-		}
-		for _, path := range paths {
-			if slices.ContainsFunc(released, func(x [2]string) bool { return x[0] == path }) {
-				continue
-			}
-			at := fieldSite{site.idx, site.path + path}
-			s.events[at] = append(s.events[at], siteEvent{acquire: true, c: c})
-		}
+		s.takes(c, call, site, -1)
 		if (len(call.Args) == 0 || commits(s.info, name, call)) && s.p.isReleaseName(name, funcName(c.fn)) {
 			s.release(site, name, c, domOf(), defers)
 			if c.fn.Pkg() != s.p.pass.Pkg {
@@ -209,6 +195,13 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 				// sync.Mutex is no release of t's. A helper of this package named like one
 				// (t.parent.unlock()) is read for what it releases.
 				return nil
+			}
+		}
+	}
+	if receiver(s.info, call) == nil {
+		for j, arg := range call.Args {
+			if site, ok := s.at(arg); ok {
+				s.takes(c, call, site, j)
 			}
 		}
 	}
@@ -242,6 +235,26 @@ func (s *fieldScan) scan(c callInfo) []callInfo {
 	return nil
 }
 
+// takes records what the call c takes of site, what it passes as its receiver (at -1) or
+// its argument at: q.relock(), q.tryLock(), lockQ(q). A helper of the package that locks a
+// field of its own receiver or of a parameter takes that field of what it is passed,
+// whatever its name says, unless its summary releases it (unlock, dial, lock, count,
+// unlock).
+func (s *fieldScan) takes(c callInfo, call *ast.CallExpr, site fieldSite, at int) {
+	paths := s.p.lockedFields(c.fn)[at]
+	var released [][2]string
+	if wi := s.p.wrapper(c.fn); wi != nil && len(paths) > 0 {
+		released = wi.fieldsAt(s.info, call, s.trueFlags)[at]
+	}
+	for _, path := range paths {
+		if slices.ContainsFunc(released, func(x [2]string) bool { return x[0] == path }) {
+			continue
+		}
+		f := fieldSite{site.idx, site.path + path}
+		s.events[f] = append(s.events[f], siteEvent{acquire: true, c: c})
+	}
+}
+
 // result lists the releases that cover every end, on sites the body does not balance itself.
 func (s *fieldScan) result() map[int][][2]string {
 	fields := map[int][][2]string{}
@@ -265,20 +278,36 @@ func (s *fieldScan) result() map[int][][2]string {
 	return fields
 }
 
-// locksOfReceiver returns the field paths of its receiver (".mu") that fn, a method of the
-// package, locks in its own body (q.mu.Lock(), return q.mu.TryLock()), outside its function
-// literals; computed once.
-func (p *pkgChecker) locksOfReceiver(fn *types.Func) []string {
+// lockedFields returns the field paths that fn, a function of the package, locks in its own
+// body, outside its function literals: of its receiver at -1 (".mu" of func (q *queue)
+// relock() { q.mu.Lock() }, return q.mu.TryLock()) and of each parameter at its index (".mu"
+// of func lockQ(q *queue) { q.mu.Lock() }); computed once.
+func (p *pkgChecker) lockedFields(fn *types.Func) map[int][]string {
 	if paths, ok := p.lockTakers[fn]; ok {
 		return paths
 	}
 	if p.lockTakers == nil {
-		p.lockTakers = map[*types.Func][]string{}
+		p.lockTakers = map[*types.Func]map[int][]string{}
 	}
-	var paths []string
+	var paths map[int][]string
 	info := p.pass.TypesInfo
-	if fd := p.decls[fn]; fd != nil && recvObject(info, fd) != nil {
-		recv := recvObject(info, fd) // q of func (q *queue) relock()
+	if fd := p.decls[fn]; fd != nil {
+		idx := map[types.Object]int{}
+		if recv := recvObject(info, fd); recv != nil {
+			idx[recv] = -1 // q of func (q *queue) relock()
+		}
+		i := 0
+		for _, f := range fd.Type.Params.List {
+			for _, name := range f.Names {
+				if o := info.Defs[name]; o != nil {
+					idx[o] = i
+				}
+				i++
+			}
+			if len(f.Names) == 0 {
+				i++
+			}
+		}
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			if _, ok := n.(*ast.FuncLit); ok {
 				return false
@@ -292,8 +321,12 @@ func (p *pkgChecker) locksOfReceiver(fn *types.Func) []string {
 				return true
 			}
 			if m, ok := matchVerb(sel.Sel.Name); ok && m.verb == "Lock" {
-				if root, path, ok := fieldPath(info, ast.Unparen(sel.X)); ok && root == recv && path != "" && !slices.Contains(paths, path) {
-					paths = append(paths, path)
+				root, path, ok := fieldPath(info, ast.Unparen(sel.X))
+				if at, isParam := idx[root]; ok && isParam && path != "" && !slices.Contains(paths[at], path) {
+					if paths == nil {
+						paths = map[int][]string{}
+					}
+					paths[at] = append(paths[at], path)
 				}
 			}
 			return true
