@@ -242,6 +242,10 @@ func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
 			return true // defer cleanup()
 		}
 	}
+	if v := w.deferredHolder(d); v != nil && (d.Pos() > w.a.call.Pos() || w.aroundAcquisition(d)) {
+		st.conds = append(st.conds, condRelease{fnVar: v, viaAlias: true}) // releases what b holds at the return
+		return false
+	}
 	lit, ok := ast.Unparen(d.Call.Fun).(*ast.FuncLit)
 	args := len(d.Call.Args)
 	if !ok {

@@ -426,9 +426,23 @@
 //     conn.(*tls.Conn); defer tc.Close(), or tc, ok := conn.(*tls.Conn)) or a type switch's
 //     variable (switch c := conn.(type) { case *net.TCPConn: defer c.Close() }), deferred
 //     (defer output.Close()), or in a closure deferred before that reads it when it runs (defer
-//     func() { output.Close() }()). A local pointed at something else again (output =
-//     os.Stderr) releases nothing of it, and one whose address is taken or that a literal
-//     assigns releases nothing.
+//     func() { output.Close() }()). So does a method of the package named as the release on a
+//     holder the function made itself, which holds the value (b := &bundle{}; b.add(f);
+//     defer b.Close(), as handoff says), deferred before the open too when b is a pointer the
+//     function never assigns again: the call reads b when it is deferred and what b points at
+//     when it runs. A method named otherwise (b.describe()) releases nothing. A local
+//     pointed at something else again (output = os.Stderr, b = &bundle{}) releases nothing
+//     of it, and one whose address is taken or that a literal assigns releases nothing.
+//   - rangerelease: a local slice or map that holds the value on the path (files =
+//     append(files, f)) releases it in a loop over it whose body releases each element before
+//     anything that may leave the loop: for _, f := range files { f.Close() }, also under a
+//     nil guard, with its error taken (if err := f.Close(); err != nil { … }) or by index
+//     (files[i].Close()); written before the return, in a closure deferred before or after
+//     the open (defer func() { for _, f := range files { f.Close() } }(), which reads files
+//     when it runs), or in a function of the package that ranges over its parameter so and
+//     never assigns it (closeFiles(files), also in such a closure). Not defer
+//     closeFiles(files), whose argument is read when it is deferred, nor a loop that may
+//     return, break or continue before the release, or releases under a condition.
 //   - holderrelease: a local that a composite literal made holding the value in a field, or
 //     in a field of a field (ns := &proxyNS{nsPath: nsPath}, var h = plain{f: f}, or var h
 //     *plain then h = &plain{f: f}), and that the function gives no other value, releases

@@ -33,7 +33,13 @@ func (w *walker) deferredVarCall(lit *ast.FuncLit) (v types.Object, alias bool) 
 			return nil, false
 		}
 		call, ok := ast.Unparen(es.X).(*ast.CallExpr)
-		if !ok || len(call.Args) > 0 {
+		if !ok {
+			return nil, false
+		}
+		if len(call.Args) > 0 {
+			if arg := w.p.rangeReleasesArg(call, w.a.releaseNamed); arg != nil && local(arg) != nil {
+				return local(arg), true // closeFiles(files): each file files holds (rangerelease)
+			}
 			return nil, false
 		}
 		if o := local(call.Fun); o != nil {
@@ -51,6 +57,11 @@ func (w *walker) deferredVarCall(lit *ast.FuncLit) (v types.Object, alias bool) 
 	for _, s := range lit.Body.List {
 		if o, alias := called(s); o != nil {
 			return o, alias
+		}
+		if rs, ok := s.(*ast.RangeStmt); ok {
+			if o := rangeReleased(info, rs, w.a.releaseNamed); o != nil && local(rs.X) == o {
+				return o, true // for _, f := range files { f.Close() }: each file files holds
+			}
 		}
 		if ifs, ok := s.(*ast.IfStmt); ok && ifs.Init == nil && ifs.Else == nil && len(ifs.Body.List) == 1 {
 			if o, alias := called(ifs.Body.List[0]); o != nil && notNilTest(info, ifs.Cond, o) {

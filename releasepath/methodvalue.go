@@ -48,6 +48,9 @@ func (w *walker) aliasRelease(call *ast.CallExpr, st *state) bool {
 		// var c io.Closer = …; c = f; c.Close(): the interface's Close is f's.
 		return w.a.releaseNamed(s.Obj().Name())
 	}
+	if w.holderRelease(sel) {
+		return true // b.Close() for b := &bundle{}; b.add(f), as defer func() { b.Close() }() reads it
+	}
 	return w.releaseMethodValue(sel, st)
 }
 
@@ -83,4 +86,50 @@ func (p *pkgChecker) isReleaseValue(a *acquisition, sel *ast.SelectorExpr, fn *t
 		return slices.Contains(a.verb.releases, fn.Name()) || slices.Contains(a.verb.relVerbs, fn.Name())
 	}
 	return slices.Contains(a.verb.releases, fn.Name()) || isReleaseVerbName(fn.Name(), a.verb.relVerbs)
+}
+
+// holderRelease reports whether sel is a method of the package named as the release, called
+// on a local the function made itself (b := &bundle{}): a holder of its own whose release
+// is its own to write (b.Close() after b.add(f)).
+func (w *walker) holderRelease(sel *ast.SelectorExpr) bool {
+	info := w.p.pass.TypesInfo
+	s := info.Selections[sel]
+	if s == nil || s.Kind() != types.MethodVal || s.Obj().Pkg() != w.p.pass.Pkg || !w.a.releaseNamed(s.Obj().Name()) {
+		return false
+	}
+	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	return ok && freshLocal(info, w.body, info.Uses[id])
+}
+
+// deferredHolder returns the local of defer b.Close() for a holder release (holderRelease)
+// on a pointer the function never assigns again: the call reads the pointer when it is
+// deferred, and what it points at when it runs, so it releases what b holds at the return,
+// deferred before b.add(f) too. Nil for any other defer.
+func (w *walker) deferredHolder(d *ast.DeferStmt) types.Object {
+	sel, ok := ast.Unparen(d.Call.Fun).(*ast.SelectorExpr)
+	if !ok || !w.holderRelease(sel) {
+		return nil
+	}
+	info := w.p.pass.TypesInfo
+	o := info.Uses[ast.Unparen(sel.X).(*ast.Ident)]
+	if _, isPtr := o.Type().Underlying().(*types.Pointer); !isPtr || w.p.changesOf(w.fnNode).escaped[o] || reassigned(info, w.body, o) {
+		return nil
+	}
+	return o
+}
+
+// reassigned reports whether body assigns o anywhere but in its declaration.
+func reassigned(info *types.Info, body *ast.BlockStmt, o types.Object) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok {
+			for _, l := range as.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && info.Uses[id] == o {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -63,6 +63,7 @@ func TestAnalyzer(t *testing.T) {
 		"errorevidence",
 		"handoff",
 		"receiverowned",
+		"rangerelease",
 		"receiverstate",
 		"holdsonsuccess",
 		"holdcallers",

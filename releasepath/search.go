@@ -252,6 +252,9 @@ func (w *walker) block(b *cfg.Block, from int, st state) {
 		}
 	}
 	if rs, ok := b.Stmt.(*ast.RangeStmt); ok && b.Kind == cfg.KindRangeLoop && from == 0 {
+		if o := rangeReleased(w.p.pass.TypesInfo, rs, w.a.releaseNamed); o != nil && st.aliases[o] {
+			return // for _, f := range files { f.Close() } over files that holds the value (rangerelease)
+		}
 		w.forgetDeclared(declaredBy(w.p.pass.TypesInfo, rs), &st) // the next iteration's
 		for _, e := range []ast.Expr{rs.Key, rs.Value} {
 			if id, ok := e.(*ast.Ident); ok { // for _, err = range errs: each round's err
@@ -531,6 +534,8 @@ func (w *walker) callStep(x *ast.CallExpr, st *state) step {
 	case held(x.Fun):
 		w.varReleases = append(w.varReleases, x)
 		return released // cleanup()
+	case w.rangeReleases(x, st):
+		return released // closeFiles(files) over files that holds the value (rangerelease)
 	case w.flagSettledRelease(x, st):
 		return released // reject(err) for reject := func(…) { if held { q.unhold(id) } }, held true
 	}
