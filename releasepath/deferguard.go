@@ -315,6 +315,11 @@ func (w *walker) onError(d *ast.DeferStmt, st *state) bool {
 			methodValue = methodValue || w.releaseMethodValue(x, st)
 		}
 	}
+	if errVar != nil && lit == nil && !methodValue && w.releasesOnError(call, st) {
+		// defer closeOnErr(&err, f) for a closeOnErr that closes c where *errp != nil.
+		st.conds = append(st.conds, w.markNamed(condRelease{errVar: errVar}))
+		return true
+	}
 	if errVar == nil || lit == nil && !methodValue {
 		return false
 	}
@@ -337,6 +342,77 @@ func (w *walker) onError(d *ast.DeferStmt, st *state) bool {
 		}
 	}
 	return true
+}
+
+// releasesOnError reports whether call, to a function of the package, is given the address
+// of an error and the value, and releases that parameter in a statement of its body's own
+// that tests the error non-nil and nothing else (closeOnErr(errp *error, c io.Closer) { if
+// *errp != nil { c.Close() } }), with nothing before that may leave.
+func (w *walker) releasesOnError(call *ast.CallExpr, st *state) bool {
+	info := w.p.pass.TypesInfo
+	fn, ok := typeInfoCallee(info, call)
+	if !ok || fn.Pkg() != w.p.pass.Pkg || w.p.decls[fn] == nil {
+		return false
+	}
+	fd := w.p.decls[fn]
+	sig := fn.Type().(*types.Signature)
+	var errp, value *types.Var
+	for i, arg := range call.Args {
+		if i >= sig.Params().Len() || sig.Variadic() && i >= sig.Params().Len()-1 {
+			break
+		}
+		param := sig.Params().At(i)
+		if ptr, ok := param.Type().Underlying().(*types.Pointer); ok && isError(ptr.Elem()) {
+			errp = param
+		} else if w.holds(arg, st) {
+			value = param
+		}
+	}
+	if errp == nil || value == nil || reassigned(info, fd.Body, errp) || reassigned(info, fd.Body, value) {
+		return false
+	}
+	for _, s := range fd.Body.List {
+		ifs, ok := s.(*ast.IfStmt)
+		if ok && ifs.Init == nil && ifs.Else == nil && errNotNil(info, ifs.Cond, errp) {
+			for _, b := range ifs.Body.List {
+				if es, ok := b.(*ast.ExprStmt); ok && w.releasesParam(es.X, value) {
+					return true
+				}
+				if mayLeave(info, b) {
+					return false
+				}
+			}
+		}
+		if mayLeave(info, s) {
+			return false
+		}
+	}
+	return false
+}
+
+// errNotNil reports whether cond is *errp != nil for the pointer parameter errp.
+func errNotNil(info *types.Info, cond ast.Expr, errp types.Object) bool {
+	c, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok || c.Op != token.NEQ {
+		return false
+	}
+	x, y := c.X, c.Y
+	if isNilIdent(info, x) {
+		x, y = y, x
+	}
+	star, ok := ast.Unparen(x).(*ast.StarExpr)
+	return ok && isIdentOf(info, star.X, errp) && isNilIdent(info, y)
+}
+
+// releasesParam reports whether e calls the acquisition's release on the parameter v
+// (c.Close(), _ = c.Close() as its expression).
+func (w *walker) releasesParam(e ast.Expr, v types.Object) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	return ok && w.a.releaseNamed(sel.Sel.Name) && isIdentOf(w.p.pass.TypesInfo, sel.X, v)
 }
 
 // A deferGuard says under what a release in a deferred closure runs.

@@ -290,7 +290,10 @@
 //     returns and runs the closure where it is non-nil, the least it can mean: the
 //     closure's releases count as deferred under err != nil, under the closure's own
 //     conditions as above. Not when the helper's name says success (onSuccess, IfOK): what
-//     such a helper runs, and where, is not read.
+//     such a helper runs, and where, is not read. A function of the package given the
+//     address and the value itself releases it so when its body, before anything that may
+//     leave, releases that parameter in an if that tests only the error (closeOnErr(errp
+//     *error, c io.Closer) { if *errp != nil { c.Close() } }): defer closeOnErr(&err, f).
 //   - calledliteral: a function literal called where it is written releases when every path
 //     through it does, searched as the function is: func() { if err := use(f); err != nil
 //     { f.Close() } else { f.Close() } }(). One that returns before its release where n is
@@ -302,7 +305,11 @@
 //     parameter passed its root: defer func(fs *T) { fs.mu.Unlock() }(fs). A parameter the
 //     literal assigns releases another value.
 //   - wrapper: a function of the same package that releases its argument or receiver: defer
-//     closeQuietly(f). One that returns a literal or a method value releasing it (closeLater(f)
+//     closeQuietly(f), also on some path only (if c != nil, if f != os.Stdin), but not
+//     under a test of a parameter that carries a decision, a bool, a number, a string or the
+//     address of an error: closeIf(f, false), closeIf(f, verbose) or closeWhenBig(f, n)
+//     release nothing of the caller's, closeIf(f, true) does (releaseflag), and defer
+//     closeOnErr(&err, f) does where err is non-nil (deferguard). One that returns a literal or a method value releasing it (closeLater(f)
 //     returning func() error { return f.Close() }, or f.Close) releases nothing itself: calling
 //     what it returns does (defer closeLater(f)(), c := closeLater(f); defer c()), when every
 //     return of the helper makes one that releases under no condition (not a closerIf that
@@ -487,8 +494,9 @@
 //     the value itself (h(f), s.Take(f)), since nothing says it does not keep it (the broader
 //     tier reports these). Passing it to a function that keeps it beyond the call hands it on
 //     too: one that hands the parameter to a goroutine (pprof.StartCPUProfile(f), whose writer
-//     goroutine writes f), sends it or stores it in a package variable, or passes it to a
-//     function that does, read from its summary (a fact, for another package's), also through a
+//     goroutine writes f), sends it or stores it in a package variable or in a field of what
+//     another of its parameters points at (attach(j, f) setting j.out = f, not a value
+//     parameter's own copy), or passes it to a function that does, read from its summary (a fact, for another package's), also through a
 //     local copy (g := f) or as an element of a variadic parameter it ranges over. A method
 //     that stores it in a field of its receiver (r.add(f) appending to r.files, not a value
 //     receiver's own copy; also wrapped in the result of a function of its package, directly,
@@ -503,7 +511,9 @@
 //     local or a parameter, not the method's receiver): putting that holder into a composite
 //     literal or an appended element (toDelete = append(toDelete, &deleteRecord{cacheRecord:
 //     cr}), buildkit's prune leaving the records it deletes locked), storing it anywhere but in
-//     a local, or sending it hands the lock on. When the receiver is what the acquisition holds
+//     a local, or sending it hands the lock on. So does returning it, or a value made holding
+//     it, for a function's lock taken on its one argument, which the function never assigns
+//     again (lockFile(f), an flock: return &dirLock{f: f}, nil, or return f, nil). When the receiver is what the acquisition holds
 //     (a scoped acquisition, not a lock, that takes nothing and returns nothing but an error,
 //     b.policy.acquireRef()), storing or returning the receiver hands the hold on:
 //     &picker{policy: b.policy}.

@@ -781,8 +781,9 @@ func (w *walker) unknownCallee(call *ast.CallExpr) bool {
 }
 
 // lockHolders returns the local or parameter a field of which is the lock the acquisition
-// takes (cr for cr.mu.Lock()), never the method's receiver or a package variable, with the
-// locals that copy it and never change (x := cr); nil when there is none. Computed once.
+// takes (cr for cr.mu.Lock()), or that a function's lock is taken on (f for lockFile(f)),
+// never the method's receiver or a package variable, with the locals that copy it and never
+// change (x := cr); nil when there is none. Computed once.
 func (w *walker) lockHolders() map[types.Object]bool {
 	if w.holdersDone {
 		return w.holders
@@ -793,9 +794,19 @@ func (w *walker) lockHolders() map[types.Object]bool {
 	}
 	info := w.p.pass.TypesInfo
 	var h types.Object
-	if w.a.held != nil {
+	args := nonContextArgs(info, w.a.call)
+	switch {
+	case w.a.held != nil:
 		h = rootObj(info, w.a.heldExpr(info)) // x for lockTable(x), which holds x.mu
-	} else {
+	case receiver(info, w.a.call) == nil && len(args) == 1:
+		// f for lockFile(f), a function whose lock is f's own (an flock): nothing else of
+		// the call names what it locks.
+		id, ok := ast.Unparen(args[0]).(*ast.Ident)
+		if !ok || reassigned(info, w.body, info.Uses[id]) {
+			return nil // f = other: what f names at a return may be unlocked
+		}
+		h = info.Uses[id]
+	default:
 		sel, ok := ast.Unparen(receiver(info, w.a.call)).(*ast.SelectorExpr)
 		if !ok {
 			return nil
@@ -819,6 +830,13 @@ func (w *walker) lockHolders() map[types.Object]bool {
 		return true
 	})
 	return w.holders
+}
+
+// lockOnArgument reports whether the acquisition is a function's lock taken on its one
+// argument, the lock's holder (lockFile(f)): returning the holder, or a value made holding
+// it (return &dirLock{f: f}, nil), hands the lock on to the caller with it.
+func (w *walker) lockOnArgument() bool {
+	return w.a.held == nil && receiver(w.p.pass.TypesInfo, w.a.call) == nil && w.lockHolders() != nil
 }
 
 // storesLockHolder reports whether e, assigned or sent, puts the lock's holder into a

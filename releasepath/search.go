@@ -624,9 +624,9 @@ func (w *walker) atReturn(ret *ast.ReturnStmt, st state) {
 	// the error is nil); with an error that is non-nil here, it is not.
 	if ret != nil && (!errRet || !w.valueWithError(ret, &st)) {
 		for _, r := range ret.Results {
-			if w.holds(r, &st) {
+			if w.holds(r, &st) || w.lockOnArgument() && w.storesLockHolder(r, false) {
 				w.handed = true
-				return // handed on to the caller
+				return // handed on to the caller, or the lock with its holder: return &dirLock{f: f}
 			}
 		}
 	}

@@ -543,8 +543,15 @@ func (k *keepScan) goStmt(n *ast.GoStmt) {
 	}
 }
 
-// assign records a local copy (g := f), and marks what is stored in a package variable or a
-// field of the receiver (not a value receiver's own copy).
+// isParam reports whether o is a parameter of the function, its receiver aside.
+func (k *keepScan) isParam(o types.Object) bool {
+	_, ok := k.params[o]
+	return ok && o != k.recv
+}
+
+// assign records a local copy (g := f), and marks what is stored in a package variable, a
+// field of the receiver (not a value receiver's own copy) or a field of what another
+// parameter points at.
 func (k *keepScan) assign(n *ast.AssignStmt) {
 	if len(n.Lhs) != len(n.Rhs) {
 		// n, err := newNICErr(id, ep): the result that is neither an error nor of a basic
@@ -578,6 +585,10 @@ func (k *keepScan) assign(n *ast.AssignStmt) {
 			k.stored(n.Rhs[i], keptAway)
 		case root == k.recv && !isIdent(l) && !copiedContainer(k.info, l):
 			k.stored(n.Rhs[i], storedInRecv)
+		case k.isParam(root) && !k.assigned[root] && !isIdent(l) && !copiedContainer(k.info, l):
+			// j.out = f for a parameter j: what the caller passed as j keeps it, and the
+			// caller's j is not known to die with it.
+			k.stored(n.Rhs[i], keptAway)
 		}
 	}
 }

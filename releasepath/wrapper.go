@@ -260,6 +260,14 @@ func (p *pkgChecker) nameReleases(decl *ast.FuncDecl, params map[types.Object]in
 			names = all
 			return false
 		}
+		if ifs, ok := n.(*ast.IfStmt); ok && readsDecisionParam(info, ifs.Cond, params) {
+			// if really { c.Close() }, if *errp != nil { c.Close() }: whether it releases is the
+			// caller's argument's to say (releaseflag, deferguard), not the helper's.
+			if ifs.Init != nil {
+				ast.Inspect(ifs.Init, inspect)
+			}
+			return false
+		}
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
 			return true
@@ -307,6 +315,30 @@ func (p *pkgChecker) nameReleases(decl *ast.FuncDecl, params map[types.Object]in
 		makes = nil // if quiet { return func() error { return nil } }: it may make none
 	}
 	return all, makes
+}
+
+// readsDecisionParam reports whether cond reads a parameter that carries a decision rather
+// than a resource: of a basic type (a bool flag, a size, a name) or a pointer to an error
+// (really, n > 1<<20, *errp != nil).
+func readsDecisionParam(info *types.Info, cond ast.Expr, params map[types.Object]int) bool {
+	found := false
+	ast.Inspect(cond, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok || found {
+			return !found
+		}
+		o := info.Uses[id]
+		if _, isParam := params[o]; !isParam || o == nil {
+			return true
+		}
+		t := o.Type()
+		if ptr, ok := t.Underlying().(*types.Pointer); ok && isError(ptr.Elem()) {
+			found = true
+		}
+		found = found || isBasic(t)
+		return !found
+	})
+	return found
 }
 
 // skipConditional wraps an inspector so that it skips what runs under a condition, in a loop or

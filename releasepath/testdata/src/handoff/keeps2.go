@@ -425,7 +425,8 @@ func (r *reg2) kRecvTwoLevels(path string) error {
 	return nil
 }
 
-// keepOnOther stores f in a field of another parameter, not the receiver (not listed).
+// keepOnOther stores f in a field of what another parameter points at: the caller's h keeps
+// it.
 type holder struct{ f *os.File }
 
 func keepOnOther(h *holder, f *os.File) { h.f = f }
@@ -436,7 +437,7 @@ func ambOtherParamField(h *holder, path string) error {
 		return err
 	}
 	keepOnOther(h, f)
-	return nil // want `return may skip f.Close \(Open at line \d+\)`
+	return nil
 }
 
 // sendOnParamChan sends f on a channel parameter: "sends it".
