@@ -371,9 +371,13 @@ func (w *walker) releasesOnError(call *ast.CallExpr, st *state) bool {
 	if errp == nil || value == nil || reassigned(info, fd.Body, errp) || reassigned(info, fd.Body, value) {
 		return false
 	}
+	isErr := func(e ast.Expr) bool { // *errp
+		star, ok := ast.Unparen(e).(*ast.StarExpr)
+		return ok && isIdentOf(info, star.X, errp)
+	}
 	for _, s := range fd.Body.List {
 		ifs, ok := s.(*ast.IfStmt)
-		if ok && ifs.Init == nil && ifs.Else == nil && errNotNil(info, ifs.Cond, errp) {
+		if ok && ifs.Init == nil && ifs.Else == nil && comparedNotNil(info, ifs.Cond, isErr) {
 			for _, b := range ifs.Body.List {
 				if es, ok := b.(*ast.ExprStmt); ok && w.releasesParam(es.X, value) {
 					return true
@@ -388,20 +392,6 @@ func (w *walker) releasesOnError(call *ast.CallExpr, st *state) bool {
 		}
 	}
 	return false
-}
-
-// errNotNil reports whether cond is *errp != nil for the pointer parameter errp.
-func errNotNil(info *types.Info, cond ast.Expr, errp types.Object) bool {
-	c, ok := ast.Unparen(cond).(*ast.BinaryExpr)
-	if !ok || c.Op != token.NEQ {
-		return false
-	}
-	x, y := c.X, c.Y
-	if isNilIdent(info, x) {
-		x, y = y, x
-	}
-	star, ok := ast.Unparen(x).(*ast.StarExpr)
-	return ok && isIdentOf(info, star.X, errp) && isNilIdent(info, y)
 }
 
 // releasesParam reports whether e calls the acquisition's release on the parameter v

@@ -77,6 +77,11 @@ func (w *walker) deferredVarCall(lit *ast.FuncLit) (v types.Object, alias bool) 
 
 // notNilTest reports whether cond is o != nil.
 func notNilTest(info *types.Info, cond ast.Expr, o types.Object) bool {
+	return comparedNotNil(info, cond, func(e ast.Expr) bool { return isIdentOf(info, e, o) })
+}
+
+// comparedNotNil reports whether cond is e != nil (or nil != e) for an e that is accepts.
+func comparedNotNil(info *types.Info, cond ast.Expr, is func(ast.Expr) bool) bool {
 	c, ok := ast.Unparen(cond).(*ast.BinaryExpr)
 	if !ok || c.Op != token.NEQ {
 		return false
@@ -85,7 +90,7 @@ func notNilTest(info *types.Info, cond ast.Expr, o types.Object) bool {
 	if isNilIdent(info, x) {
 		x, y = y, x
 	}
-	return isIdentOf(info, x, o) && isNilIdent(info, y)
+	return is(x) && isNilIdent(info, y)
 }
 
 // takenBack reports whether the statement of release r is followed, in its own block, by a

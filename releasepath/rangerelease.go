@@ -2,7 +2,6 @@ package releasepath
 
 import (
 	"go/ast"
-	"go/token"
 	"go/types"
 )
 
@@ -62,7 +61,7 @@ func rangeReleased(info *types.Info, rs *ast.RangeStmt, releaseNamed func(string
 				return true // if err := f.Close(); err != nil { … }
 			}
 			// if f != nil { f.Close() }: a nil element holds nothing.
-			return s.Init == nil && s.Else == nil && len(s.Body.List) == 1 && releases(s.Body.List[0]) && nilGuard(info, s.Cond, element)
+			return s.Init == nil && s.Else == nil && len(s.Body.List) == 1 && releases(s.Body.List[0]) && comparedNotNil(info, s.Cond, element)
 		}
 		return false
 	}
@@ -75,19 +74,6 @@ func rangeReleased(info *types.Info, rs *ast.RangeStmt, releaseNamed func(string
 		}
 	}
 	return nil
-}
-
-// nilGuard reports whether cond is e != nil for an expression e that element accepts.
-func nilGuard(info *types.Info, cond ast.Expr, element func(ast.Expr) bool) bool {
-	c, ok := ast.Unparen(cond).(*ast.BinaryExpr)
-	if !ok || c.Op != token.NEQ {
-		return false
-	}
-	x, y := c.X, c.Y
-	if isNilIdent(info, x) {
-		x, y = y, x
-	}
-	return element(x) && isNilIdent(info, y)
 }
 
 // rangeReleasesArg returns the argument of call, to a function of the package, that the
