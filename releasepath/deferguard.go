@@ -262,6 +262,9 @@ func (w *walker) deferred(d *ast.DeferStmt, st *state) bool {
 	if v, alias := w.deferredVarCall(lit); v != nil && ok && args == 0 && (d.Pos() > w.a.call.Pos() || w.aroundAcquisition(d)) {
 		st.conds = append(st.conds, condRelease{fnVar: v, viaAlias: alias}) // releases what v holds at the return
 	}
+	if ok && args == 0 && (d.Pos() > w.a.call.Pos() || w.aroundAcquisition(d)) {
+		w.deferredLoops(lit, st) // defer func() { for _, f := range files { f.Close() } }()
+	}
 	params := litParams(w.p.pass.TypesInfo, lit)
 	for _, r := range w.litReleases(lit) {
 		if len(releaseParams(w.p.pass.TypesInfo, r, params)) > 0 && !ok {
@@ -429,11 +432,17 @@ func (w *walker) guardOf(lit *ast.FuncLit, r *ast.CallExpr) (condRelease, deferG
 			for i := len(stack) - 1; i >= 0 && guard != deferUnrelated; i-- {
 				switch s := stack[i].(type) {
 				case *ast.CaseClause, *ast.CommClause, *ast.ForStmt, *ast.RangeStmt:
+					if s == w.releasedLoop {
+						continue // a loop over what holds the value, which releases each (deferredLoops)
+					}
 					// One case, or a loop that may run no time.
 					guard = deferUnrelated
 				case *ast.IfStmt:
 					if !(within(s.Body, r) || (s.Else != nil && within(s.Else, r))) {
 						continue // r is in its init or condition: r runs either way
+					}
+					if w.releasedLoop != nil && within(w.releasedLoop, s) {
+						continue // if files[i] != nil: the loop's own nil guard (loopReleased)
 					}
 					inElse := s.Else != nil && within(s.Else, r)
 					c, g := w.releaseCond(info, s.Cond, !inElse)

@@ -444,12 +444,16 @@
 //     append(files, f)) releases it in a loop over it whose body releases each element before
 //     anything that may leave the loop: for _, f := range files { f.Close() }, also under a
 //     nil guard, with its error taken (if err := f.Close(); err != nil { … }) or by index
-//     (files[i].Close()); written before the return, in a closure deferred before or after
-//     the open (defer func() { for _, f := range files { f.Close() } }(), which reads files
-//     when it runs), or in a function of the package that ranges over its parameter so and
-//     never assigns it (closeFiles(files), also in such a closure). Not defer
-//     closeFiles(files), whose argument is read when it is deferred, nor a loop that may
-//     return, break or continue before the release, or releases under a condition.
+//     (files[i].Close()), also in a for loop over the whole slice by index, either way (for i
+//     := len(files) - 1; i >= 0; i-- { files[i].Close() }), and whatever the element type
+//     ([]io.Closer); written before the return, in a closure deferred before or after the
+//     open (defer func() { for _, f := range files { f.Close() } }(), which reads files when
+//     it runs, also under the closure's own conditions as deferguard reads them: if keep {
+//     return } before the loop, or if !ok { for … }), or in a function of the package that
+//     ranges over its parameter so and never assigns it (closeFiles(files), also in such a
+//     closure). Not defer closeFiles(files), whose argument is read when it is deferred, nor
+//     a loop that skips an element (for i := 1; …), may return, break or continue before the
+//     release, or releases under a condition of its own.
 //   - holderrelease: a local that a composite literal made holding the value in a field, or
 //     in a field of a field (ns := &proxyNS{nsPath: nsPath}, var h = plain{f: f}, or var h
 //     *plain then h = &plain{f: f}), and that the function gives no other value, releases

@@ -58,11 +58,6 @@ func (w *walker) deferredVarCall(lit *ast.FuncLit) (v types.Object, alias bool) 
 		if o, alias := called(s); o != nil {
 			return o, alias
 		}
-		if rs, ok := s.(*ast.RangeStmt); ok {
-			if o := rangeReleased(info, rs, w.a.releaseNamed); o != nil && local(rs.X) == o {
-				return o, true // for _, f := range files { f.Close() }: each file files holds
-			}
-		}
 		if ifs, ok := s.(*ast.IfStmt); ok && ifs.Init == nil && ifs.Else == nil && len(ifs.Body.List) == 1 {
 			if o, alias := called(ifs.Body.List[0]); o != nil && notNilTest(info, ifs.Cond, o) {
 				return o, alias

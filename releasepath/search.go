@@ -98,6 +98,9 @@ type walker struct {
 	fnNode ast.Node
 	rels   map[*ast.CallExpr]bool
 	seen   map[*cfg.Block]map[string]bool
+	// releasedLoop is the loop of a deferred closure guardOf is asked about, which releases
+	// each element of what holds the value (deferredLoops), or nil.
+	releasedLoop ast.Node
 	// structGiven are the calls given a local struct that holds the value, with an error
 	// that decides whether they took it (givesStructHolder).
 	structGiven map[*ast.CallExpr]bool
@@ -249,6 +252,11 @@ func (w *walker) block(b *cfg.Block, from int, st state) {
 				w.handed = w.handed || v == handedOn
 				return
 			}
+		}
+	}
+	if l, ok := b.Stmt.(*ast.ForStmt); ok && b.Kind == cfg.KindForLoop && from == 0 {
+		if o, _ := loopReleased(w.p.pass.TypesInfo, l, w.a.releaseNamed); o != nil && st.aliases[o] {
+			return // for i := len(files) - 1; i >= 0; i-- { files[i].Close() } (rangerelease)
 		}
 	}
 	if rs, ok := b.Stmt.(*ast.RangeStmt); ok && b.Kind == cfg.KindRangeLoop && from == 0 {
