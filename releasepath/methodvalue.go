@@ -118,18 +118,11 @@ func (w *walker) deferredHolder(d *ast.DeferStmt) types.Object {
 	return o
 }
 
-// reassigned reports whether body assigns o anywhere but in its declaration.
+// reassigned reports whether body assigns o anywhere but in its declaration: mutates, for
+// the changes that replace it.
 func reassigned(info *types.Info, body *ast.BlockStmt, o types.Object) bool {
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		if as, ok := n.(*ast.AssignStmt); ok {
-			for _, l := range as.Lhs {
-				if id, ok := ast.Unparen(l).(*ast.Ident); ok && info.Uses[id] == o {
-					found = true
-				}
-			}
-		}
-		return !found
+	return mutates(info, body, func(e ast.Expr, replaced bool) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return replaced && ok && info.Uses[id] == o
 	})
-	return found
 }

@@ -292,22 +292,7 @@ func (p *pkgChecker) lockedFields(fn *types.Func) map[int][]string {
 	var paths map[int][]string
 	info := p.pass.TypesInfo
 	if fd := p.decls[fn]; fd != nil {
-		idx := map[types.Object]int{}
-		if recv := recvObject(info, fd); recv != nil {
-			idx[recv] = -1 // q of func (q *queue) relock()
-		}
-		i := 0
-		for _, f := range fd.Type.Params.List {
-			for _, name := range f.Names {
-				if o := info.Defs[name]; o != nil {
-					idx[o] = i
-				}
-				i++
-			}
-			if len(f.Names) == 0 {
-				i++
-			}
-		}
+		idx := declParams(info, fd) // q of func (q *queue) relock() at -1, q of lockQ(q *queue) at 0
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			if _, ok := n.(*ast.FuncLit); ok {
 				return false
