@@ -34,7 +34,8 @@
 //     verbs (Hold, Reserve, Acquire, Claim, Lock, Open, Begin, Dial) are released on every
 //     return (a pooled resource from Acquire by its Release or its Destroy, an open writer by
 //     its Close or its Commit, which closes a containerd content writer even on error, or
-//     its Abort, which discards an upload);
+//     its Abort, which discards an upload, or its Discard, which ends goleveldb's
+//     OpenTransaction; a begun transaction by its Commit, Rollback, End or Discard);
 //     rollback verbs
 //     (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup, Start) only on error
 //     returns, and only when the function undoes the acquisition on some error path

@@ -33,8 +33,8 @@ var scopedVerbs = map[string][]string{
 	"Acquire": {"Release", "Destroy"}, // a pooled resource goes back released or destroyed
 	"Claim":   {"Release", "Unclaim"},
 	"Lock":    {"Unlock"},
-	"Open":    {"Close", "Commit", "Abort"}, // a content writer's Commit closes it, even on error (containerd); an upload's Abort discards it
-	"Begin":   {"Commit", "Rollback", "End"},
+	"Open":    {"Close", "Commit", "Abort", "Discard"}, // a content writer's Commit closes it, even on error (containerd); an upload's Abort and a transaction's Discard end it (goleveldb's OpenTransaction)
+	"Begin":   {"Commit", "Rollback", "End", "Discard"},
 	"Dial":    {"Close"},
 }
 
