@@ -137,11 +137,13 @@ func isBool(t types.Type) bool {
 }
 
 func (w *walker) setFlag(info *types.Info, lhs, rhs ast.Expr, st *state) {
-	id, ok := ast.Unparen(lhs).(*ast.Ident)
-	if !ok {
-		return
+	var o types.Object
+	switch l := ast.Unparen(lhs).(type) {
+	case *ast.Ident:
+		o = info.ObjectOf(l)
+	case *ast.SelectorExpr:
+		o = w.fieldFlag(l) // rv.open = true
 	}
-	o := info.ObjectOf(id)
 	if o == nil || !isBool(o.Type()) {
 		return
 	}
@@ -588,6 +590,10 @@ func (w *walker) releaseCond(info *types.Info, cond ast.Expr, want bool) (condRe
 		if c.Op == token.NOT {
 			return w.releaseCond(info, c.X, !want)
 		}
+	case *ast.SelectorExpr:
+		if o := w.fieldFlag(c); o != nil {
+			return condRelease{flag: o, when: want}, deferConditional // if !rv.open { rv.i.Close() }
+		}
 	case *ast.Ident:
 		if o := info.ObjectOf(c); o != nil && want && isBool(o.Type()) && w.a.guards[o] && w.guardKept(o) {
 			return condRelease{}, deferUnconditional // if acquired { release } for acquired := sem.TryAcquire()
@@ -695,6 +701,111 @@ func (w *walker) isFlag(o types.Object) bool {
 		w.flagCache = map[types.Object]bool{}
 	}
 	w.flagCache[o] = found
+	return found
+}
+
+// fieldFlag returns the bool field sel selects when it is the ok flag of a holder (bleve's
+// openIndexUsing: defer func(rv *indexImpl) { if !rv.open { rv.i.Close() } }(rv), then
+// rv.open = true before the one return that hands rv on), or nil. The field is such a flag
+// when the function sets it to a constant, outside its function literals, through one local
+// or named result that names one value throughout (boundOnce), and never takes its address
+// nor sets it otherwise: then, like a
+// local ok flag, it changes only where the path assigns it. sel reads it through that local
+// or through a parameter of a function literal, the deferred closure's own name for it.
+func (w *walker) fieldFlag(sel *ast.SelectorExpr) types.Object {
+	info := w.p.pass.TypesInfo
+	s, ok := info.Selections[sel]
+	if !ok || s.Kind() != types.FieldVal || !isBool(s.Obj().Type()) {
+		return nil
+	}
+	base, ok := ast.Unparen(sel.X).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	field := s.Obj()
+	holder, done := w.fieldFlags[field]
+	if !done {
+		holder = w.flagHolder(field)
+		if w.fieldFlags == nil {
+			w.fieldFlags = map[types.Object]types.Object{}
+		}
+		w.fieldFlags[field] = holder
+	}
+	if holder == nil {
+		return nil
+	}
+	if o := info.ObjectOf(base); o != holder && !w.isLitParam(o) {
+		return nil
+	}
+	return field
+}
+
+// flagHolder returns the one local or named result through which the function sets field to a constant,
+// or nil when it sets it otherwise, takes its address, or never sets it.
+func (w *walker) flagHolder(field types.Object) types.Object {
+	info := w.p.pass.TypesInfo
+	var holder types.Object
+	bad := false
+	inspectInLiterals(w.body, func(n ast.Node, inLit bool) {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				sel, ok := ast.Unparen(l).(*ast.SelectorExpr)
+				if !ok || info.Selections[sel] == nil || info.Selections[sel].Obj() != field {
+					continue
+				}
+				id, ok := ast.Unparen(sel.X).(*ast.Ident)
+				if !ok || inLit || len(n.Lhs) != len(n.Rhs) || info.Types[n.Rhs[i]].Value == nil {
+					bad = true
+					continue
+				}
+				o := info.ObjectOf(id)
+				if holder != nil && o != holder || !w.boundOnce(o) {
+					bad = true
+				}
+				holder = o
+			}
+		case *ast.UnaryExpr:
+			if sel, ok := ast.Unparen(n.X).(*ast.SelectorExpr); ok && n.Op == token.AND && info.Selections[sel] != nil && info.Selections[sel].Obj() == field {
+				bad = true // &rv.open: anything may set it
+			}
+		}
+	})
+	if bad {
+		return nil
+	}
+	return holder
+}
+
+// boundOnce reports whether o names one value throughout the body: a local never assigned
+// after its declaration, or a named result assigned once (rv = &indexImpl{…}).
+func (w *walker) boundOnce(o types.Object) bool {
+	info := w.p.pass.TypesInfo
+	if isLocal(o, w.body) {
+		return !reassigned(info, w.body, o)
+	}
+	if !w.isNamedResult(o) {
+		return false
+	}
+	n := 0
+	mutates(info, w.body, func(e ast.Expr, replaced bool) bool {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok && replaced && info.Uses[id] == o {
+			n++
+		}
+		return false // count them all
+	})
+	return n == 1
+}
+
+// isLitParam reports whether o is a parameter of a function literal of the body.
+func (w *walker) isLitParam(o types.Object) bool {
+	found := false
+	ast.Inspect(w.body, func(n ast.Node) bool {
+		if lit, ok := n.(*ast.FuncLit); ok && o != nil && o.Pos() >= lit.Type.Pos() && o.Pos() < lit.Type.End() {
+			found = true
+		}
+		return !found
+	})
 	return found
 }
 

@@ -274,7 +274,12 @@
 //     that does (containers/image's explicitClosed := false; defer func() { if
 //     !explicitClosed { f.Close() } }() closes at the returns before d.syncAndRename(f,
 //     &explicitClosed)), and from there the release under it counts nowhere, except where
-//     a return sets it, as it sets a named result (return false);
+//     a return sets it, as it sets a named result (return false); a bool field is such a
+//     flag when the function sets it to a constant (not in a literal, never by its address)
+//     through one local never assigned again or a named result assigned once, and the
+//     closure reads it through that variable or the literal's parameter bound to it
+//     (bleve's defer func(rv *indexImpl) { if !rv.open { rv.i.Close() } }(rv), then
+//     rv.open = true before the return that hands rv on);
 //     under any other condition it does not count: defer func() { if verbose { f.Close() }
 //     }(), nor if err != nil && verbose. A return of the closure before the release under
 //     such a condition is one too: if err == nil { return } leaves it to where err is
@@ -521,7 +526,8 @@
 //     again (lockFile(f), an flock: return &dirLock{f: f}, nil, or return f, nil). When the receiver is what the acquisition holds
 //     (a scoped acquisition, not a lock, that takes nothing and returns nothing but an error,
 //     b.policy.acquireRef()), storing or returning the receiver hands the hold on:
-//     &picker{policy: b.policy}.
+//     &picker{policy: b.policy}; so does storing or returning what holds it, the root of its
+//     field path (return sh, nil after sh.st.Open(); s.shards = append(s.shards, sh)).
 //   - receiverowned: in a method's own body (a function literal in it is a function of its
 //     own), an acquisition that returns nothing but an error (so what it makes is known by
 //     its arguments alone) and whose arguments name it by the receiver's fields alone,

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
 )
@@ -21,8 +22,8 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 		if w.a.recvIsResource {
 			// The object that holds the reference, stored or returned whole: the new picker's
 			// defaultPolicy: b.defaultPolicy after b.defaultPolicy.acquireRef().
-			if k, ok := exprKey(info, e); ok && k == w.a.recvKey {
-				found = true
+			if k, ok := exprKey(info, e); ok && (k == w.a.recvKey || strings.HasPrefix(w.a.recvKey, k+".")) {
+				found = true // or what holds it: rv after rv.i.Open()
 				return
 			}
 		}
@@ -367,6 +368,8 @@ func (w *walker) assign(lhs, rhs []ast.Expr, st *state) step {
 		}
 		if o != nil {
 			w.assignKnown(o, l, r, st)
+		} else if _, isSel := l.(*ast.SelectorExpr); isSel && r != nil {
+			w.setFlag(info, l, r, st) // rv.open = true: a holder's ok flag (fieldFlag)
 		}
 		if o != nil && isLocal(o, w.body) && !holds(i, r) {
 			// A local assigned anything else holds nothing of the value any more: unlock =

@@ -447,7 +447,7 @@ func (w *walker) releaseLocals() ([]types.Object, bool) {
 			if tv, ok := info.Types[e]; ok && tv.Value != nil {
 				continue // a constant
 			}
-			switch o := rootObj(info, e); {
+			switch o := boundArg(info, r.stack, rootObj(info, e)); {
 			case o == nil:
 				return nil, false
 			case isLocal(o, w.body) && !slices.Contains(locals, o):
@@ -459,6 +459,42 @@ func (w *walker) releaseLocals() ([]types.Object, bool) {
 		}
 	}
 	return locals, true
+}
+
+// boundArg returns what o names at the call: the root of the argument a literal called where
+// it is written binds to its parameter o (defer func(x *impl) { x.i.Close() }(rv): rv), or o
+// itself when o is no parameter of a literal of stack.
+func boundArg(info *types.Info, stack []ast.Node, o types.Object) types.Object {
+	for k := len(stack) - 1; k >= 1; k-- {
+		lit, ok := stack[k].(*ast.FuncLit)
+		if !ok {
+			continue
+		}
+		call, ok := stack[k-1].(*ast.CallExpr)
+		if !ok || ast.Unparen(call.Fun) != lit {
+			return o
+		}
+		params := litParams(info, lit)
+		i := slices.Index(params, o)
+		switch {
+		case i < 0 || o == nil:
+			return o
+		case i >= len(call.Args) || isVariadicLit(lit) && i == len(params)-1:
+			return nil // a variadic parameter: several arguments, or none
+		}
+		return rootObj(info, call.Args[i])
+	}
+	return o
+}
+
+// isVariadicLit reports whether lit's last parameter is variadic (args ...T).
+func isVariadicLit(lit *ast.FuncLit) bool {
+	ps := lit.Type.Params.List
+	if len(ps) == 0 {
+		return false
+	}
+	_, ok := ps[len(ps)-1].Type.(*ast.Ellipsis)
+	return ok
 }
 
 // assignedAgain reports whether body assigns o after declaring it, increments it or ranges
