@@ -484,9 +484,12 @@
 //     a release ends an acquisition but is no evidence that it needs ending: a lock's holder
 //     whose replayWAL() unlocks its own mutex does not make the lock a thing to release.
 //   - handoff: returning the value, a closure that releases it or the release as a method value
-//     (return l.Unlock, nil), assigning it straight to a variable the function did not declare
-//     (a package variable, or in a literal the enclosing function's: conn, err =
-//     d.DialContext(…) inside ns.Do(func(…) error {…})), storing it in a field, map, slice or
+//     (return l.Unlock, nil), also a closure variable bound once, before the acquisition too,
+//     to a literal that releases it or captures it (cleanup := func() { for _, f := range
+//     files { f.Close() } } before the loop that opens them; return cleanup, nil),
+//     assigning it straight to a variable the function did not declare (a package variable,
+//     or in a literal the enclosing function's: conn, err = d.DialContext(…) inside
+//     ns.Do(func(…) error {…})), storing it in a field, map, slice or
 //     channel (a send that is a select's case only on the path into that case), capturing it in
 //     a go statement, returning it from a function literal's own return (a factory of the
 //     resource, whose caller takes it: tcpproxy.DialProxy{DialContext: func(…) (net.Conn,

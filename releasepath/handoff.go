@@ -31,6 +31,8 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 		case *ast.Ident:
 			if o := info.ObjectOf(x); o != nil && (w.a.values[o] || st.aliases[o] || st.clos[o] || w.a.closureHolders[o] != nil) {
 				found = true // (a closure holder holds the release, made before the acquisition too)
+			} else if lit := w.p.closureVars(w.body)[o]; lit != nil && o != nil {
+				visit(lit) // cleanup := func() { for _, f := range files { f.Close() } }, bound before the open
 			}
 		case *ast.UnaryExpr:
 			if x.Op == token.AND {
