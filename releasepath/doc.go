@@ -51,7 +51,9 @@
 //     verb on the same receiver with the same value (p.Release(id)). A release may lead
 //     with Must, Go's word for the variant that panics instead of returning an error: defer
 //     t.MustRollback() ends t, err := d.BeginTx(ctx) (kine); an acquisition keeps it, so
-//     prometheus.MustRegister is no Register to undo.
+//     prometheus.MustRegister is no Register to undo. The runtime package acquires nothing:
+//     a goroutine leaves runtime.LockOSThread unpaired on purpose, so that its thread dies
+//     with it (a CNI plugin's thread whose network namespace could not be restored).
 //   - samevalue: the same value or arguments are compared by types.Object (or as equal
 //     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is evidence
 //     for it: a function that holds a and releases only other reports nothing, since nothing
@@ -217,7 +219,9 @@
 //     defer of anything but a context's cancel) keep every finding.
 //   - loopinstance: a path around a loop back to the acquisition ends that instance's
 //     search; the next iteration's acquisition is its own: for … { mu.Lock(); …;
-//     mu.Unlock() }. A release in the other branch of an if, or another case of a switch or
+//     mu.Unlock() }. So an earlier round's value is not followed into a later round: a
+//     loop that opens a file each round and returns when one open fails is not reported
+//     for the files the earlier rounds opened. A release in the other branch of an if, or another case of a switch or
 //     select, neither ends the acquisition nor is evidence for it, since at most one of
 //     them runs (switch op { case reserve: … case release: … }), unless a loop around both
 //     carries the value in a variable declared outside it (for a lock, the variable its
@@ -636,7 +640,9 @@
 //   - valuewitherror: a value returned with an error that is non-nil on that path (err on
 //     the true edge of err != nil, errors.New, fmt.Errorf) is not handed on, since the
 //     caller drops it: return f, err is reported even in a function that never calls the
-//     release, when the value has one.
+//     release, when the value has one and the acquisition is scoped (an Open, a Dial); a
+//     rollback verb's (ip, err := a.AllocateNext(); return ip, fmt.Errorf(…)) still needs
+//     the function to undo it on some error path, as every rollback does.
 //   - transaction: creates inside a literal passed to a transaction are undone by its error
 //     returns: db.Update(func(tx *bolt.Tx) error { … tx.CreateBucket(…) … }).
 //
