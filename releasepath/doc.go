@@ -170,7 +170,9 @@
 //     acquisition knows comes from the ifs around it only, not from the cases of a switch; on
 //     the path, a tagless switch's case err == nil is a test like an if's, and a range that
 //     assigns err forgets what the path knew of it.
-//   - neverreturns: panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal.
+//   - neverreturns: panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal, also through an interface
+//     that copies testing.TB's (one with FailNow and Helper, as tailscale's testenv.TB:
+//     s.tb.Fatal(…) ends the test's goroutine as t.Fatal does).
 //   - callerexits: a return whose error is known non-nil, in a function whose every call
 //     ends the process on that error: if err := run(); err != nil { log.Fatal(err) }, err
 //     := run() and then if err != nil { fmt.Fprintln(os.Stderr, err); os.Exit(1) },

@@ -31,9 +31,38 @@ func neverReturns(info *types.Info, call *ast.CallExpr) bool {
 	case "k8s.io/klog", "k8s.io/klog/v2":
 		return strings.HasPrefix(name, "Fatal") || strings.HasPrefix(name, "Exit")
 	case "testing":
-		return strings.HasPrefix(name, "Fatal") || name == "FailNow" || strings.HasPrefix(name, "Skip")
+		return testEnding(name)
 	}
-	return false
+	return testEnding(name) && tbLike(fn)
+}
+
+// testEnding reports whether name is one of testing.TB's methods that end the test's
+// goroutine (runtime.Goexit): Fatal, Fatalf, FailNow, Skip, Skipf, SkipNow.
+func testEnding(name string) bool {
+	return strings.HasPrefix(name, "Fatal") || name == "FailNow" || strings.HasPrefix(name, "Skip")
+}
+
+// tbLike reports whether fn is a method of an interface that copies testing.TB's, as
+// packages that take a test outside _test.go files declare one (tailscale's testenv.TB,
+// s.tb.Fatal(…)): it has FailNow and Helper, which only a test's would.
+func tbLike(fn *types.Func) bool {
+	recv := fn.Type().(*types.Signature).Recv()
+	if recv == nil {
+		return false
+	}
+	iface, ok := recv.Type().Underlying().(*types.Interface)
+	if !ok {
+		return false
+	}
+	has := func(name string) bool {
+		for i := 0; i < iface.NumMethods(); i++ {
+			if iface.Method(i).Name() == name {
+				return true
+			}
+		}
+		return false
+	}
+	return has("FailNow") && has("Helper")
 }
 
 // selectEnd reports whether b, a block without successors, is no end of the function: the
