@@ -282,10 +282,85 @@ func (w *walker) callerExits() bool {
 	fd, ok := w.fnNode.(*ast.FuncDecl)
 	if !ok {
 		lit, ok := w.fnNode.(*ast.FuncLit)
-		return ok && w.p.actionSlots()[lit]
+		return ok && (w.p.actionSlots()[lit] || w.p.closureExits(lit))
 	}
 	fn, ok := w.p.pass.TypesInfo.Defs[fd.Name].(*types.Func)
 	return ok && w.p.callerExits(fn)
+}
+
+// closureExits reports whether lit is bound to a closure variable (closureVars) whose every
+// use is a call that ends the process on its error, or returns the error from a scope whose
+// callers do: tailscale's CRD generator binds addCRDToHelm := func(…) error {…} and calls it
+// only as if err := addCRDToHelm(…); err != nil { return fmt.Errorf("…: %w", …, err) }, in
+// a generate whose every caller in main log.Fatal's.
+func (p *pkgChecker) closureExits(lit *ast.FuncLit) bool {
+	info := p.pass.TypesInfo
+	var v types.Object
+	var body *ast.BlockStmt
+	var own scope
+	for _, f := range p.pass.Files {
+		if !within(f, lit) {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if v != nil {
+				return false
+			}
+			var b *ast.BlockStmt
+			var s scope
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				fn, _ := info.Defs[n.Name].(*types.Func)
+				b, s = n.Body, scope{fn: fn}
+			case *ast.FuncLit:
+				b, s = n.Body, scope{lit: n}
+			default:
+				return true
+			}
+			if b == nil || !within(b, lit) {
+				return false
+			}
+			for o, l := range p.closureVars(b) {
+				if l == lit {
+					v, body, own = o, b, s
+				}
+			}
+			return true
+		})
+	}
+	if v == nil {
+		return false
+	}
+	uses := p.varUses(body, own, v)
+	return len(uses) > 0 && !slices.ContainsFunc(uses, func(u use) bool { return !p.useExits(u) })
+}
+
+// varUses returns the references to v in body, which is the body of the scope own.
+func (p *pkgChecker) varUses(body *ast.BlockStmt, own scope, v types.Object) []use {
+	info := p.pass.TypesInfo
+	var out []use
+	var stack []ast.Node
+	in := []scope{own} // the enclosing functions, innermost last
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil {
+			if _, ok := stack[len(stack)-1].(*ast.FuncLit); ok {
+				in = in[:len(in)-1]
+			}
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			in = append(in, scope{lit: n})
+		case *ast.Ident:
+			if info.Uses[n] == v {
+				out = append(out, use{id: n, parents: append([]ast.Node(nil), stack[max(0, len(stack)-maxUseParents):]...), in: in[len(in)-1]})
+			}
+		}
+		stack = append(stack, n)
+		return true
+	})
+	return out
 }
 
 // diesWithProcess reports whether what the acquisition holds ends with the process: a lock

@@ -186,8 +186,11 @@
 //     address outlives the process and keeps its finding. Only for a function no other
 //     package can call (unexported, or in package main), that is called at least once and
 //     never taken as a value but as a command (cliaction), and, for a method, no interface
-//     of the package has a method of its name. A call that logs the error and goes on, or
-//     drops it, keeps every finding; so does t.Fatal, which ends a test's goroutine, not
+//     of the package has a method of its name; or for a function literal bound once to a
+//     local whose every use is such a call (add := func(name string) error {…}, called
+//     only as if err := add(n); err != nil { return fmt.Errorf("…: %w", err) } in a
+//     function whose callers exit, tailscale's CRD generator). A call that logs the error
+//     and goes on, or drops it, keeps every finding; so does t.Fatal, which ends a test's goroutine, not
 //     the process, and a function's recursive call (a cycle proves nothing). A return that
 //     may say success is still reported: the process goes on after it.
 //   - cliaction: a command-line framework ends the process on a command's error:
@@ -223,13 +226,13 @@
 //     search; the next iteration's acquisition is its own: for … { mu.Lock(); …;
 //     mu.Unlock() }. So an earlier round's value is not followed into a later round: a
 //     loop that opens a file each round and returns when one open fails is not reported
-//     for the files the earlier rounds opened. A release in the other branch of an if, or another case of a switch or
-//     select, neither ends the acquisition nor is evidence for it, since at most one of
-//     them runs (switch op { case reserve: … case release: … }), unless a loop around both
-//     carries the value in a variable declared outside it (for a lock, the variable its
-//     receiver is rooted at: c of c.mu.Lock()): the other branch then runs in a later
-//     iteration (gowarc's record writer opens its next file when a batch is big, and
-//     closes it when the channel is closed).
+//     for the files the earlier rounds opened. A release in the other branch of an if, or
+//     another case of a switch or select, neither ends the acquisition nor is evidence for
+//     it, since at most one of them runs (switch op { case reserve: … case release: … }),
+//     unless a loop around both carries the value in a variable declared outside it (for a
+//     lock, the variable its receiver is rooted at: c of c.mu.Lock()): the other branch
+//     then runs in a later iteration (gowarc's record writer opens its next file when a
+//     batch is big, and closes it when the channel is closed).
 //   - receiverstate: a method's call of a method of its own receiver of the package
 //     manages the receiver's state: one that returns nothing (r.lock() inside another method
 //     of r) is not checked, and one that returns an error only at a return whose error is
