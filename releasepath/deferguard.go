@@ -723,13 +723,18 @@ func (w *walker) fieldFlag(sel *ast.SelectorExpr) types.Object {
 		return nil
 	}
 	field := s.Obj()
-	holder, done := w.fieldFlags[field]
+	byField := w.p.flagFields[w.body]
+	holder, done := byField[field]
 	if !done {
 		holder = w.flagHolder(field)
-		if w.fieldFlags == nil {
-			w.fieldFlags = map[types.Object]types.Object{}
+		if byField == nil {
+			if w.p.flagFields == nil {
+				w.p.flagFields = map[*ast.BlockStmt]map[types.Object]types.Object{}
+			}
+			byField = map[types.Object]types.Object{}
+			w.p.flagFields[w.body] = byField
 		}
-		w.fieldFlags[field] = holder
+		byField[field] = holder
 	}
 	if holder == nil {
 		return nil

@@ -196,6 +196,7 @@ type pkgChecker struct {
 	bools       map[ast.Node]*boolVars                           // each function's bool variables, for correlated
 	assigned    map[*ast.FuncDecl]map[types.Object]bool          // the parameters each function assigns (assignedParams)
 	closures    map[*ast.BlockStmt]map[types.Object]*ast.FuncLit // each body's closure variables
+	flagFields  map[*ast.BlockStmt]map[types.Object]types.Object // per body, each bool field's one holder, or nil (fieldFlag)
 	comments    map[*token.File]map[int][]string                 // line → comment texts
 	ownedBy     map[string][]*types.Func                         // per type and release names, the methods that release (receiverOwned)
 	kept        map[*types.Func]*heldBy                          // the parameters each function's results hold (resultSummary)

@@ -111,8 +111,7 @@ type walker struct {
 	sure        map[types.Object]bool // ok variables of assertions that cannot fail (sureAssertion)
 	handed      bool                  // some path hands the resource on
 	flagCache   map[types.Object]bool
-	fieldFlags  map[types.Object]types.Object // a bool field → its one holder, or nil (fieldFlag)
-	vars        *boolVars                     // the function's bool variables (correlated.go)
+	vars        *boolVars // the function's bool variables (correlated.go)
 	// comms are the sends of select cases (commSends).
 	comms map[*ast.SendStmt]bool
 	// litResults are the results of each literal's own returns (litReturnsValue).
