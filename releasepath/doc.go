@@ -507,7 +507,9 @@
 //     goes anywhere is not reported; not a literal called where it is written, nor one stored
 //     in a local, which holds the value as an alias does: get := func() net.Conn { return conn
 //     }; c := get()), starting a goroutine whose literal releases it whenever it runs (go
-//     func() { defer s.sem.Release(); … }(), the permit of the batch it runs, or a release
+//     func() { defer s.sem.Release(); … }(), the permit of the batch it runs, also a literal
+//     the goroutine's function is given: go withRecover(func() { defer b.lock.Unlock(); …
+//     }), sarama's broker dialing under its lock; or a release
 //     before each of its returns; not one under a condition, in one case of a switch, after an
 //     early return, inside a loop of it (an endless for too), or in a literal it never calls), passing a closure or method value that
 //     releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or passing the

@@ -393,6 +393,11 @@ func (w *walker) nodeStep(n ast.Node, st *state) step {
 		if lit, ok := ast.Unparen(s.Call.Fun).(*ast.FuncLit); ok && w.releasesWhenRun(lit) {
 			return handedOn // go func() { defer s.sem.Release(); … }(): the goroutine releases it
 		}
+		for _, arg := range s.Call.Args {
+			if lit, ok := ast.Unparen(arg).(*ast.FuncLit); ok && w.releasesWhenRun(lit) {
+				return handedOn // go withRecover(func() { defer b.lock.Unlock(); … }) (sarama's broker)
+			}
+		}
 		return goOn
 	case *ast.SendStmt:
 		if w.commSends()[s] {
