@@ -21,39 +21,39 @@
 //
 // The default tier reports only acquisitions it can stand behind:
 //
-//   - leadingverb: a call whose name leads with an acquire verb, and which the function
-//     also releases, the evidence that it must: the swapped verb on the same receiver with
-//     the same value or arguments (m.HoldAddress(a) and m.ReleaseAddress(a), mu.RLock() and
-//     mu.RUnlock()), or a release verb on the acquired value or taking it (f.Close(), vol
-//     := c.CreateVolume() and c.DeleteVolume(vol.ID)) when the names agree: a bare verb
-//     (Close), or the acquisition's noun or its plural (DeleteVolumes); r.claimAbandon()
-//     and c.releaseWireBytes(r.reserved) name two things, and so do c.OpenSession() and
-//     c.CloseSocket(s), or CreateIndex and DeleteIndexFile. A scoped hold's release verb
-//     that takes nothing but the hold's own arguments may name another noun:
-//     releaseOwn(ctx, c, lb) after holdAddress(ctx, c, lb, ip), the #97740 shape. Scoped
-//     verbs (Hold, Reserve, Acquire, Claim, Lock, Open, Begin, Dial) are released on every
-//     return (a pooled resource from Acquire by its Release or its Destroy, an open writer by
-//     its Close or its Commit, which closes a containerd content writer even on error, or
-//     its Abort, which discards an upload, or its Discard, which ends goleveldb's
-//     OpenTransaction; a begun transaction by its Commit, Rollback, End or Discard);
-//     rollback verbs
-//     (Create, Insert, Add, Allocate, Grant, Attach, Mount, Setup, Start) only on error
-//     returns, and only when the function undoes the acquisition on some error path
-//     already. A release in the branch where a create of the same function failed, followed
-//     in its own block by a call of that function again (if _, err := images.Create(ctx,
-//     img); errors.Is(err, ErrAlreadyExists) { images.Delete(ctx, name); images.Create(ctx,
-//     img) }), replaces what was there and undoes nothing: it is no such path. One followed
-//     by a return instead (if !force { images.Delete(ctx, name); return err }) is. Only the leading word counts: m.GetMountRefs(p) is a query. A noun phrase
-//     names a value, not an act: a verb with a noun after it whose callee returns one string
-//     or number and no error (mountpoint := d.mountPath(id), the path of a mount) is not
-//     ended by a bare verb that takes the value (unix.Unmount(mountpoint, 0)), only by a
-//     release that names its noun (id := p.AllocateID() by p.ReleaseID(id)) or the swapped
-//     verb on the same receiver with the same value (p.Release(id)). A release may lead
-//     with Must, Go's word for the variant that panics instead of returning an error: defer
-//     t.MustRollback() ends t, err := d.BeginTx(ctx) (kine); an acquisition keeps it, so
-//     prometheus.MustRegister is no Register to undo. The runtime package acquires nothing:
-//     a goroutine leaves runtime.LockOSThread unpaired on purpose, so that its thread dies
-//     with it (a CNI plugin's thread whose network namespace could not be restored).
+//   - leadingverb: a call whose name leads with an acquire verb, and which the function also
+//     releases, the evidence that it must: the swapped verb on the same receiver with the same
+//     value or arguments (m.HoldAddress(a) and m.ReleaseAddress(a), mu.RLock() and
+//     mu.RUnlock()), or a release verb on the acquired value or taking it (f.Close(), vol :=
+//     c.CreateVolume() and c.DeleteVolume(vol.ID)) when the names agree: a bare verb (Close),
+//     or the acquisition's noun or its plural (DeleteVolumes); r.claimAbandon() and
+//     c.releaseWireBytes(r.reserved) name two things, and so do c.OpenSession() and
+//     c.CloseSocket(s), or CreateIndex and DeleteIndexFile. A scoped hold's release verb that
+//     takes nothing but the hold's own arguments may name another noun: releaseOwn(ctx, c, lb)
+//     after holdAddress(ctx, c, lb, ip), the #97740 shape. Scoped verbs (Hold, Reserve,
+//     Acquire, Claim, Lock, Open, Begin, Dial) are released on every return (a pooled resource
+//     from Acquire by its Release or its Destroy, an open writer by its Close or its Commit,
+//     which closes a containerd content writer even on error, or its Abort, which discards an
+//     upload, or its Discard, which ends goleveldb's OpenTransaction; a begun transaction by
+//     its Commit, Rollback, End or Discard); rollback verbs (Create, Insert, Add, Allocate,
+//     Grant, Attach, Mount, Setup, Start) only on error returns, and only when the function
+//     undoes the acquisition on some error path already. A release in the branch where a create
+//     of the same function failed, followed in its own block by a call of that function again
+//     (if _, err := images.Create(ctx, img); errors.Is(err, ErrAlreadyExists) {
+//     images.Delete(ctx, name); images.Create(ctx, img) }), replaces what was there and undoes
+//     nothing: it is no such path. One followed by a return instead (if !force {
+//     images.Delete(ctx, name); return err }) is. Only the leading word counts:
+//     m.GetMountRefs(p) is a query. A noun phrase names a value, not an act: a verb with a noun
+//     after it whose callee returns one string or number and no error (mountpoint :=
+//     d.mountPath(id), the path of a mount) is not ended by a bare verb that takes the value
+//     (unix.Unmount(mountpoint, 0)), only by a release that names its noun (id :=
+//     p.AllocateID() by p.ReleaseID(id)) or the swapped verb on the same receiver with the same
+//     value (p.Release(id)). A release may lead with Must, Go's word for the variant that
+//     panics instead of returning an error: defer t.MustRollback() ends t, err :=
+//     d.BeginTx(ctx) (kine); an acquisition keeps it, so prometheus.MustRegister is no Register
+//     to undo. The runtime package acquires nothing: a goroutine leaves runtime.LockOSThread
+//     unpaired on purpose, so that its thread dies with it (a CNI plugin's thread whose network
+//     namespace could not be restored).
 //   - samevalue: the same value or arguments are compared by types.Object (or as equal
 //     constants), so m.ReleaseAddress(other) neither releases m.HoldAddress(a) nor is evidence
 //     for it: a function that holds a and releases only other reports nothing, since nothing
@@ -146,53 +146,52 @@
 //     = true after an open with if didOpen { f.Close() }. The tests around the acquisition
 //     settle a variable never assigned after its declaration. A comparison (==, !=, <, <=, >,
 //     >=) or a bool field of values the function changes only by declaring them is such a test
-//     too, and so is their length or capacity (if len(tw.changes) != 0 { tw.s.revMu.Lock() } … the same
-//     if { Unlock }, etcd's storeTxnWrite.End), a field by any of its names (s.locked, (*s).inner.locked): a local, parameter or
-//     receiver, or a field path of one, that the function never assigns, increments, takes the
-//     address of, calls a pointer method on or assigns in a literal, neither it nor what holds
-//     it (sub or sub.client for sub.client; sub.client.mu.Lock() changes neither), a constant
-//     or nil (if sub.client != nil && sub.client != c { sub.client.mu.Lock() } … the same if {
-//     sub.client.mu.Unlock() }, nats-server's route protocol; if s.mode == modeLocked; if
-//     s.locked). A declaration the path meets again (x := … in a loop, the next iteration of a
-//     range) forgets it. Calls between the tests are taken not to change the fields, as a
-//     reader takes them. A local slice that holds the value on the path (res = append(res,
-//     f)) has an element: len(res) == 0 (also 0 == len(res), len(res) < 1) takes its false
-//     edge there, as pebble's benchmark keeps or closes each file it opens and fails only
-//     when it kept none; len(res) < 2 may still be true. Not for a slice whose address is
-//     taken (drop(&res)), that a pointer method is called on, or that a literal assigns.
-//     An error of the function (a local, parameter or result) whose address is never taken
-//     and that no literal assigns is followed the same way: past the true edge of if err ==
-//     nil (or, after the acquisition, err = nil), while the path assigns it nothing else, the
-//     true edge of if err != nil is not taken, and an acquisition in the body of if err == nil knows err nil when
-//     nothing assigns it between the test and the acquisition (prometheus's
-//     convertAndEnqueueNHCB takes a layout in if err == nil { … }, gives it back or keeps it
-//     in the next if err == nil { … }, and returns at if err != nil { return true }). What the
-//     acquisition knows comes from the ifs around it only, not from the cases of a switch; on
-//     the path, a tagless switch's case err == nil is a test like an if's, and a range that
-//     assigns err forgets what the path knew of it.
+//     too, and so is their length or capacity (if len(tw.changes) != 0 { tw.s.revMu.Lock() } …
+//     the same if { Unlock }, etcd's storeTxnWrite.End), a field by any of its names (s.locked,
+//     (*s).inner.locked): a local, parameter or receiver, or a field path of one, that the
+//     function never assigns, increments, takes the address of, calls a pointer method on or
+//     assigns in a literal, neither it nor what holds it (sub or sub.client for sub.client;
+//     sub.client.mu.Lock() changes neither), a constant or nil (if sub.client != nil &&
+//     sub.client != c { sub.client.mu.Lock() } … the same if { sub.client.mu.Unlock() },
+//     nats-server's route protocol; if s.mode == modeLocked; if s.locked). A declaration the
+//     path meets again (x := … in a loop, the next iteration of a range) forgets it. Calls
+//     between the tests are taken not to change the fields, as a reader takes them. A local
+//     slice that holds the value on the path (res = append(res, f)) has an element: len(res) ==
+//     0 (also 0 == len(res), len(res) < 1) takes its false edge there, as pebble's benchmark
+//     keeps or closes each file it opens and fails only when it kept none; len(res) < 2 may
+//     still be true. Not for a slice whose address is taken (drop(&res)), that a pointer method
+//     is called on, or that a literal assigns. An error of the function (a local, parameter or
+//     result) whose address is never taken and that no literal assigns is followed the same
+//     way: past the true edge of if err == nil (or, after the acquisition, err = nil), while
+//     the path assigns it nothing else, the true edge of if err != nil is not taken, and an
+//     acquisition in the body of if err == nil knows err nil when nothing assigns it between
+//     the test and the acquisition (prometheus's convertAndEnqueueNHCB takes a layout in if err
+//     == nil { … }, gives it back or keeps it in the next if err == nil { … }, and returns at
+//     if err != nil { return true }). What the acquisition knows comes from the ifs around it
+//     only, not from the cases of a switch; on the path, a tagless switch's case err == nil is
+//     a test like an if's, and a range that assigns err forgets what the path knew of it.
 //   - neverreturns: panic, os.Exit, log.Fatal, klog.Fatal, t.Fatal, also through an interface
 //     that copies testing.TB's (one with FailNow and Helper, as tailscale's testenv.TB:
 //     s.tb.Fatal(…) ends the test's goroutine as t.Fatal does).
-//   - callerexits: a return whose error is known non-nil, in a function whose every call
-//     ends the process on that error: if err := run(); err != nil { log.Fatal(err) }, err
-//     := run() and then if err != nil { fmt.Fprintln(os.Stderr, err); os.Exit(1) },
-//     log.Fatal(run()), or return run() (and if err != nil { return err }, or err = run();
-//     return err) in a function whose own calls do. The error may be tested after other
-//     statements, as long as none of them can leave the block, and the exit (os.Exit, a
-//     Fatal, a panic) may be the else of if err == nil; the branch that takes the error may
-//     hold nothing else that leaves it (if verbose { log.Print(err); return nil } keeps the
-//     finding). Only what the process holds ends with it: a lock, or what a Close gives
-//     back (a file, a connection, a listener); a link, an IPAM allocation or a reserved
-//     address outlives the process and keeps its finding. Only for a function no other
-//     package can call (unexported, or in package main), that is called at least once and
-//     never taken as a value but as a command (cliaction), and, for a method, no interface
-//     of the package has a method of its name; or for a function literal bound once to a
-//     local whose every use is such a call (add := func(name string) error {…}, called
-//     only as if err := add(n); err != nil { return fmt.Errorf("…: %w", err) } in a
-//     function whose callers exit, tailscale's CRD generator). A call that logs the error
-//     and goes on, or drops it, keeps every finding; so does t.Fatal, which ends a test's goroutine, not
-//     the process, and a function's recursive call (a cycle proves nothing). A return that
-//     may say success is still reported: the process goes on after it.
+//   - callerexits: a return whose error is known non-nil, in a function whose every call ends
+//     the process on that error: if err := run(); err != nil { log.Fatal(err) }, err := run()
+//     and then if err != nil { fmt.Fprintln(os.Stderr, err); os.Exit(1) }, log.Fatal(run()), or
+//     return run() (and if err != nil { return err }, or err = run(); return err) in a function
+//     whose own calls do. The error may be tested after other statements, as long as none of
+//     them can leave the block, and the exit (os.Exit, a Fatal, a panic) may be the else of if
+//     err == nil; the branch that takes the error may hold nothing else that leaves it (if
+//     verbose { log.Print(err); return nil } keeps the finding). Only what the process holds
+//     ends with it: a lock, or what a Close gives back (a file, a connection, a listener); a
+//     link, an IPAM allocation or a reserved address outlives the process and keeps its
+//     finding. Only for a function no other package can call (unexported, or in package main),
+//     that is called at least once and never taken as a value but as a command (cliaction),
+//     and, for a method, no interface of the package has a method of its name; or for a
+//     function literal bound once to a local whose every use is such a call (add := func(name
+//     string) error {…}, called only as if err := add(n); err != nil { return fmt.Errorf("…:
+//     %w", err) } in a function whose callers exit, tailscale's CRD generator). A call that
+//     logs the error and goes on, or drops it, keeps every finding; so does t.Fatal, which ends
+//     a test's goroutine, not the process, and a function's recursive call (a cycle proves
+//     nothing). A return that may say success is still reported: the process goes on after it.
 //   - cliaction: a command-line framework ends the process on a command's error:
 //     urfave/cli's App.Run and cobra's Execute return it to main, which exits with it, and
 //     the CNI plugin skeleton (skel.PluginMainFuncs, skel.PluginMain) exits itself. So a
@@ -320,39 +319,40 @@
 //     parameter passed its root: defer func(fs *T) { fs.mu.Unlock() }(fs). A parameter the
 //     literal assigns releases another value.
 //   - wrapper: a function of the same package that releases its argument or receiver: defer
-//     closeQuietly(f), also on some path only (if c != nil, if f != os.Stdin), but not
-//     under a test of a parameter that carries a decision, a bool, a number, a string or the
-//     address of an error: closeIf(f, false), closeIf(f, verbose) or closeWhenBig(f, n)
-//     release nothing of the caller's, closeIf(f, true) does (releaseflag), and defer
-//     closeOnErr(&err, f) does where err is non-nil (deferguard). One that returns a literal or a method value releasing it (closeLater(f)
-//     returning func() error { return f.Close() }, or f.Close) releases nothing itself: calling
-//     what it returns does (defer closeLater(f)(), c := closeLater(f); defer c()), when every
-//     return of the helper makes one that releases under no condition (not a closerIf that
-//     returns func() error { return nil } where quiet), and a path that never calls it skips
-//     the release (another package's such helper has no summary of it). What it returns stored
-//     or returned hands the release on (return &job{done: closeLater(f)}, nil). A release on a
-//     field of the parameter made with a local of the helper is the helper's own, no release of
-//     the parameter: c.replies.Delete(reply) in a request helper deletes the reply it made. A
-//     function of another package counts by the summary its package exports as a fact, which is
-//     stricter: the releases it makes, on a parameter, its receiver or a field path of one,
-//     before every return (in the return itself, deferred, in a closure it defers, or in a
-//     goroutine it starts, which takes the obligation; never in a switch case or on the right
-//     of && or ||, and not at all in a function with a goto), and does not take back, so defer
-//     util.CloseQuietly(f), t.UnlockAndNotify() for t.Mu.Lock() and locks.Unlock(&b.mu)
-//     release. In a summary, a release method called with arguments ends what they name
-//     (p.Release(id)), not its receiver (and across packages that release of an argument is not
-//     carried: lib.Put(p, c) calling p.Release(c) has no fact), but for a Commit or a Rollback
-//     given a context and plain values only: content.CommitOnly(ctx, w) ends w when it returns
-//     w.Commit(ctx, size, dgst). A helper that closes on failure and commits on success ends it
-//     by neither alone, and has no summary. A helper that only reads f (util.Stat(f)), closes
-//     it under a condition or after an early return, closes a parameter it assigned, unlocks a
-//     value receiver's own copy of a mutex, or locks and unlocks t.Mu itself releases nothing
-//     of the caller's; a nil guard (if c == nil { return }) is no condition, since the caller's
-//     value is not nil. A summary reads direct calls: a method value it calls (unlock :=
-//     mu.Unlock; unlock()) is not read. A helper taken as a method value in the caller releases
-//     when the caller calls it (release := t.UnlockAndNotify; release()), as the release's own
-//     method value does. The summaries reach the analyzer wherever facts do: go vet,
-//     golangci-lint and the command compute them for every package they load.
+//     closeQuietly(f), also on some path only (if c != nil, if f != os.Stdin), but not under a
+//     test of a parameter that carries a decision, a bool, a number, a string or the address of
+//     an error: closeIf(f, false), closeIf(f, verbose) or closeWhenBig(f, n) release nothing of
+//     the caller's, closeIf(f, true) does (releaseflag), and defer closeOnErr(&err, f) does
+//     where err is non-nil (deferguard). One that returns a literal or a method value releasing
+//     it (closeLater(f) returning func() error { return f.Close() }, or f.Close) releases
+//     nothing itself: calling what it returns does (defer closeLater(f)(), c := closeLater(f);
+//     defer c()), when every return of the helper makes one that releases under no condition
+//     (not a closerIf that returns func() error { return nil } where quiet), and a path that
+//     never calls it skips the release (another package's such helper has no summary of it).
+//     What it returns stored or returned hands the release on (return &job{done:
+//     closeLater(f)}, nil). A release on a field of the parameter made with a local of the
+//     helper is the helper's own, no release of the parameter: c.replies.Delete(reply) in a
+//     request helper deletes the reply it made. A function of another package counts by the
+//     summary its package exports as a fact, which is stricter: the releases it makes, on a
+//     parameter, its receiver or a field path of one, before every return (in the return
+//     itself, deferred, in a closure it defers, or in a goroutine it starts, which takes the
+//     obligation; never in a switch case or on the right of && or ||, and not at all in a
+//     function with a goto), and does not take back, so defer util.CloseQuietly(f),
+//     t.UnlockAndNotify() for t.Mu.Lock() and locks.Unlock(&b.mu) release. In a summary, a
+//     release method called with arguments ends what they name (p.Release(id)), not its
+//     receiver (and across packages that release of an argument is not carried: lib.Put(p, c)
+//     calling p.Release(c) has no fact), but for a Commit or a Rollback given a context and
+//     plain values only: content.CommitOnly(ctx, w) ends w when it returns w.Commit(ctx, size,
+//     dgst). A helper that closes on failure and commits on success ends it by neither alone,
+//     and has no summary. A helper that only reads f (util.Stat(f)), closes it under a
+//     condition or after an early return, closes a parameter it assigned, unlocks a value
+//     receiver's own copy of a mutex, or locks and unlocks t.Mu itself releases nothing of the
+//     caller's; a nil guard (if c == nil { return }) is no condition, since the caller's value
+//     is not nil. A summary reads direct calls: a method value it calls (unlock := mu.Unlock;
+//     unlock()) is not read. A helper taken as a method value in the caller releases when the
+//     caller calls it (release := t.UnlockAndNotify; release()), as the release's own method
+//     value does. The summaries reach the analyzer wherever facts do: go vet, golangci-lint and
+//     the command compute them for every package they load.
 //   - receiverfield: a function of the same package that releases a field path of its
 //     receiver or of an argument releases that lock of what the call passes it:
 //     t.unlockAndNotify() for t.mu.Lock() when unlockAndNotify calls t.mu.Unlock() ("must be
@@ -385,53 +385,52 @@
 //     counts by its fact: defer closers.CloseIf(f, true). A helper that tests the negation
 //     (if !keepTurn), changes the flag, or returns before the release where it is true
 //     says nothing.
-//   - closurevar: a local variable bound once to a function literal, never assigned again
-//     or address-taken, releases as its literal does when the literal releases whenever it
-//     runs (no condition but a nil guard): defer closeIt(f) for closeIt := func(c
-//     io.Closer) { c.Close() }, only for the value the call passes (or the lock,
-//     unlock(&p.mu) for func(m *sync.Mutex) { m.Unlock() }); unlock() for unlock := func()
-//     { s.mu.Unlock() }, also declared before the lock and called from another literal
-//     (defer func() { unlock() }()). A literal that releases under a condition (if verbose),
-//     or only inside a loop of it (an endless for too), does not count, called or deferred, unless the condition is ok flags (see deferguard)
-//     whose values the path has set so where it is called, or that hold at a return where
-//     it is deferred: reject := func(err error) { if held { q.unhold(id) } } releases after
-//     held = true, not before it, and not from a literal inside it.
-//   - holdsonsuccess: a function whose every release leads to a return that says failure by
-//     one result returns holding the resource by contract where that result says success,
-//     and its caller takes the obligation: a try-lock that keeps the lock when it returns
-//     true, a lookup that returns its entry locked or nil unlocked, a beginUpdate that
-//     returns nil holding what endUpdate releases. The results are read from the last to
-//     the first, and the first whose every release return says failure decides: an error
-//     (nil says success; known non-nil, or returned under err != nil, failure), a bool (true
-//     says it holds, as TryLock's; false failure), or a pointer, map, slice, channel,
-//     function or interface (nil says failure; anything else success). So try() (bool,
-//     error) that returns false, nil unlocked and true, nil locked is read by its bool. A
-//     bare return of named results returns what the statements straight before it last
-//     assigned (ok = true; return), or the zero value when none did (false, nil), and on
-//     a nilable result's own nil edge (if e == nil { c.mu.Unlock(); return }) nil; where a
-//     branch before it, a loop around it, a literal or a goto may have assigned the result,
-//     it says nothing. A return that holds it and says failure is still reported; so is
-//     every return when no result says failure at every release, or when a release needs
-//     a local of the function that the return does not give as a result of its own
-//     (m.ReleaseAddress(ip) for an ip it does not return): its caller could not release it.
-//     A lookup that locks the entry it found, a local, and returns it (e := t.m[k];
-//     e.mu.Lock(); if e.dead { e.mu.Unlock(); return nil }; return e) returns it locked by
-//     contract: the local itself, never assigned after its declaration; not a copy of it (r
-//     := e; return r), a value that holds it (return &handle{e: e}), or a local given
-//     another entry before the return (e = t.m[next]; return e), which are reported. The releases are the calls of the release, the calls of
-//     a local that holds it where the path calls it (unlocker() after unlocker :=
-//     l.rw.RUnlock), and a deferred release under an ok flag or through a function
-//     variable (see funcvar), which releases at the returns where it runs: defer func() {
-//     if !succeeded { r.mu.Unlock() } }() gives the lock back at every error return, and
-//     succeeded = true; return nil keeps it for the caller's stopWriting. A release that its
-//     own block takes back later (r.mu.RUnlock(); reload(); r.mu.RLock()) says nothing of
-//     the result. Nor does a release straight in the body of an endless loop (no condition,
-//     no break out of it, no continue of a loop around it) that acquires first in each round: the returns after it in the
-//     body say what it leads to (for { s.Lock(); if !s.isGCed() { return s, nil }; s.Unlock();
-//     if s, err = next(); err != nil { return nil, err } } returns s locked by contract,
-//     prometheus's lockForAppend). A named bool result is such a flag, which every return sets: func
-//     tryLock() (ok bool) with defer func() { if !ok { c.mu.Unlock() } }() releases at
-//     return false and keeps the lock at return true.
+//   - closurevar: a local variable bound once to a function literal, never assigned again or
+//     address-taken, releases as its literal does when the literal releases whenever it runs
+//     (no condition but a nil guard): defer closeIt(f) for closeIt := func(c io.Closer) {
+//     c.Close() }, only for the value the call passes (or the lock, unlock(&p.mu) for func(m
+//     *sync.Mutex) { m.Unlock() }); unlock() for unlock := func() { s.mu.Unlock() }, also
+//     declared before the lock and called from another literal (defer func() { unlock() }()). A
+//     literal that releases under a condition (if verbose), or only inside a loop of it (an
+//     endless for too), does not count, called or deferred, unless the condition is ok flags
+//     (see deferguard) whose values the path has set so where it is called, or that hold at a
+//     return where it is deferred: reject := func(err error) { if held { q.unhold(id) } }
+//     releases after held = true, not before it, and not from a literal inside it.
+//   - holdsonsuccess: a function whose every release leads to a return that says failure by one
+//     result returns holding the resource by contract where that result says success, and its
+//     caller takes the obligation: a try-lock that keeps the lock when it returns true, a
+//     lookup that returns its entry locked or nil unlocked, a beginUpdate that returns nil
+//     holding what endUpdate releases. The results are read from the last to the first, and the
+//     first whose every release return says failure decides: an error (nil says success; known
+//     non-nil, or returned under err != nil, failure), a bool (true says it holds, as
+//     TryLock's; false failure), or a pointer, map, slice, channel, function or interface (nil
+//     says failure; anything else success). So try() (bool, error) that returns false, nil
+//     unlocked and true, nil locked is read by its bool. A bare return of named results returns
+//     what the statements straight before it last assigned (ok = true; return), or the zero
+//     value when none did (false, nil), and on a nilable result's own nil edge (if e == nil {
+//     c.mu.Unlock(); return }) nil; where a branch before it, a loop around it, a literal or a
+//     goto may have assigned the result, it says nothing. A return that holds it and says
+//     failure is still reported; so is every return when no result says failure at every
+//     release, or when a release needs a local of the function that the return does not give as
+//     a result of its own (m.ReleaseAddress(ip) for an ip it does not return): its caller could
+//     not release it. A lookup that locks the entry it found, a local, and returns it (e :=
+//     t.m[k]; e.mu.Lock(); if e.dead { e.mu.Unlock(); return nil }; return e) returns it locked
+//     by contract: the local itself, never assigned after its declaration; not a copy of it (r
+//     := e; return r), a value that holds it (return &handle{e: e}), or a local given another
+//     entry before the return (e = t.m[next]; return e), which are reported. The releases are
+//     the calls of the release, the calls of a local that holds it where the path calls it
+//     (unlocker() after unlocker := l.rw.RUnlock), and a deferred release under an ok flag or
+//     through a function variable (see funcvar), which releases at the returns where it runs:
+//     defer func() { if !succeeded { r.mu.Unlock() } }() gives the lock back at every error
+//     return, and succeeded = true; return nil keeps it for the caller's stopWriting. A release
+//     that its own block takes back later (r.mu.RUnlock(); reload(); r.mu.RLock()) says nothing
+//     of the result. Nor does a release straight in the body of an endless loop (no condition,
+//     no break out of it, no continue of a loop around it) that acquires first in each round:
+//     the returns after it in the body say what it leads to (for { s.Lock(); if !s.isGCed() {
+//     return s, nil }; s.Unlock(); if s, err = next(); err != nil { return nil, err } } returns
+//     s locked by contract, prometheus's lockForAppend). A named bool result is such a flag,
+//     which every return sets: func tryLock() (ok bool) with defer func() { if !ok {
+//     c.mu.Unlock() } }() releases at return false and keeps the lock at return true.
 //   - funcvar: a deferred closure that calls a local function variable whenever it runs
 //     (defer func() { if unlockFn != nil { unlockFn() } }(), or unlockFn() as a statement
 //     of it with nothing before it that may leave) releases at a return what the variable
@@ -494,33 +493,33 @@
 //     whose replayWAL() unlocks its own mutex does not make the lock a thing to release.
 //   - handoff: returning the value, a closure that releases it or the release as a method value
 //     (return l.Unlock, nil), also a closure variable bound once, before the acquisition too,
-//     to a literal that releases it or captures it (cleanup := func() { for _, f := range
-//     files { f.Close() } } before the loop that opens them; return cleanup, nil),
-//     assigning it straight to a variable the function did not declare (a package variable,
-//     or in a literal the enclosing function's: conn, err = d.DialContext(…) inside
-//     ns.Do(func(…) error {…})), storing it in a field, map, slice or
-//     channel (a send that is a select's case only on the path into that case), capturing it in
-//     a go statement, returning it from a function literal's own return (a factory of the
-//     resource, whose caller takes it: tcpproxy.DialProxy{DialContext: func(…) (net.Conn,
-//     error) { return outbound, nil }}, also through a local copy, a named result or a literal
-//     it calls; the literal hands it on where it is written, so a return before the factory
-//     goes anywhere is not reported; not a literal called where it is written, nor one stored
-//     in a local, which holds the value as an alias does: get := func() net.Conn { return conn
-//     }; c := get()), starting a goroutine whose literal releases it whenever it runs (go
-//     func() { defer s.sem.Release(); … }(), the permit of the batch it runs, also a literal
-//     the goroutine's function is given: go withRecover(func() { defer b.lock.Unlock(); …
-//     }), sarama's broker dialing under its lock; or a release
-//     before each of its returns; not one under a condition, in one case of a switch, after an
-//     early return, inside a loop of it (an endless for too), or in a literal it never calls), passing a closure or method value that
-//     releases it (t.Cleanup(f.Close), s.Defer("address/x", l.Release)), or passing the
-//     acquisition's result straight to another call (register(p.reserve(n))). So does passing
-//     it to a function with no summary: a function value or an interface method not called on
-//     the value itself (h(f), s.Take(f)), since nothing says it does not keep it (the broader
-//     tier reports these). Passing it to a function that keeps it beyond the call hands it on
-//     too: one that hands the parameter to a goroutine (pprof.StartCPUProfile(f), whose writer
-//     goroutine writes f), sends it or stores it in a package variable or in a field of what
-//     another of its parameters points at (attach(j, f) setting j.out = f, not a value
-//     parameter's own copy), or passes it to a function that does, read from its summary (a fact, for another package's), also through a
+//     to a literal that releases it or captures it (cleanup := func() { for _, f := range files
+//     { f.Close() } } before the loop that opens them; return cleanup, nil), assigning it
+//     straight to a variable the function did not declare (a package variable, or in a literal
+//     the enclosing function's: conn, err = d.DialContext(…) inside ns.Do(func(…) error {…})),
+//     storing it in a field, map, slice or channel (a send that is a select's case only on the
+//     path into that case), capturing it in a go statement, returning it from a function
+//     literal's own return (a factory of the resource, whose caller takes it:
+//     tcpproxy.DialProxy{DialContext: func(…) (net.Conn, error) { return outbound, nil }}, also
+//     through a local copy, a named result or a literal it calls; the literal hands it on where
+//     it is written, so a return before the factory goes anywhere is not reported; not a
+//     literal called where it is written, nor one stored in a local, which holds the value as
+//     an alias does: get := func() net.Conn { return conn }; c := get()), starting a goroutine
+//     whose literal releases it whenever it runs (go func() { defer s.sem.Release(); … }(), the
+//     permit of the batch it runs, also a literal the goroutine's function is given: go
+//     withRecover(func() { defer b.lock.Unlock(); … }), sarama's broker dialing under its lock;
+//     or a release before each of its returns; not one under a condition, in one case of a
+//     switch, after an early return, inside a loop of it (an endless for too), or in a literal
+//     it never calls), passing a closure or method value that releases it (t.Cleanup(f.Close),
+//     s.Defer("address/x", l.Release)), or passing the acquisition's result straight to another
+//     call (register(p.reserve(n))). So does passing it to a function with no summary: a
+//     function value or an interface method not called on the value itself (h(f), s.Take(f)),
+//     since nothing says it does not keep it (the broader tier reports these). Passing it to a
+//     function that keeps it beyond the call hands it on too: one that hands the parameter to a
+//     goroutine (pprof.StartCPUProfile(f), whose writer goroutine writes f), sends it or stores
+//     it in a package variable or in a field of what another of its parameters points at
+//     (attach(j, f) setting j.out = f, not a value parameter's own copy), or passes it to a
+//     function that does, read from its summary (a fact, for another package's), also through a
 //     local copy (g := f) or as an element of a variadic parameter it ranges over. A method
 //     that stores it in a field of its receiver (r.add(f) appending to r.files, not a value
 //     receiver's own copy; also wrapped in the result of a function of its package, directly,
@@ -537,33 +536,34 @@
 //     cr}), buildkit's prune leaving the records it deletes locked), storing it anywhere but in
 //     a local, or sending it hands the lock on. So does returning it, or a value made holding
 //     it, for a function's lock taken on its one argument, which the function never assigns
-//     again (lockFile(f), an flock: return &dirLock{f: f}, nil, or return f, nil). When the receiver is what the acquisition holds
-//     (a scoped acquisition, not a lock, that takes nothing and returns nothing but an error,
-//     b.policy.acquireRef()), storing or returning the receiver hands the hold on:
-//     &picker{policy: b.policy}; so does storing or returning what holds it, the root of its
-//     field path (return sh, nil after sh.st.Open(); s.shards = append(s.shards, sh)).
+//     again (lockFile(f), an flock: return &dirLock{f: f}, nil, or return f, nil). When the
+//     receiver is what the acquisition holds (a scoped acquisition, not a lock, that takes
+//     nothing and returns nothing but an error, b.policy.acquireRef()), storing or returning
+//     the receiver hands the hold on: &picker{policy: b.policy}; so does storing or returning
+//     what holds it, the root of its field path (return sh, nil after sh.st.Open(); s.shards =
+//     append(s.shards, sh)).
 //   - receiverowned: in a method's own body (a function literal in it is a function of its
-//     own), an acquisition that returns nothing but an error (so what it makes is known by
-//     its arguments alone) and whose arguments name it by the receiver's fields alone,
-//     directly or through a local declared once from them (veth :=
-//     &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: n.hostName}}; netlink.LinkAdd(veth)),
-//     fields the method never changes, before or after it reads them (by assigning them or
-//     what they are reached through, taking their address or calling a pointer method on
-//     them; a method of the receiver itself, g.Lock(), changes none of them; a change made
-//     through a copy of the receiver, q := p; q.host = other, is not seen), when another method of the receiver's type (generic
-//     or not) calls a release of its kind (deleteVeth's h.LinkDel): the receiver owns it,
-//     and whoever owns the receiver cleans it up through it. A value the call returns
+//     own), an acquisition that returns nothing but an error (so what it makes is known by its
+//     arguments alone) and whose arguments name it by the receiver's fields alone, directly or
+//     through a local declared once from them (veth := &netlink.Veth{LinkAttrs:
+//     netlink.LinkAttrs{Name: n.hostName}}; netlink.LinkAdd(veth)), fields the method never
+//     changes, before or after it reads them (by assigning them or what they are reached
+//     through, taking their address or calling a pointer method on them; a method of the
+//     receiver itself, g.Lock(), changes none of them; a change made through a copy of the
+//     receiver, q := p; q.host = other, is not seen), when another method of the receiver's
+//     type (generic or not) calls a release of its kind (deleteVeth's h.LinkDel): the receiver
+//     owns it, and whoever owns the receiver cleans it up through it. A value the call returns
 //     (os.Create(p.path)) belongs to the receiver only once stored in it. A name with a
 //     parameter or another local in it (p.host + suffix, p.names[i]), a field the method
 //     changes (p.host = other, g.host.reset()), a local that it assigns again (s = &spec{Name:
-//     other}), or a type no other method of which releases, keeps every
-//     finding. So is an Open of a field path of the receiver given nothing but a context
-//     (c.Store.Open(ctx) opens c.Store itself) when another method of the type closes that
-//     same path of its receiver (c.Store.Close(ctx) in c.Close, litestream's replicate
-//     command), also where this method stored a new value there first: the field is the
-//     receiver's. Not a count (b.def.acquireRef(), d.sem.Acquire(ctx, 1)), which each call
-//     owes, nor a field no other method closes, nor one the method gives another value after
-//     the Open (c.Store = NewStore(), which leaves the opened store to nobody).
+//     other}), or a type no other method of which releases, keeps every finding. So is an Open
+//     of a field path of the receiver given nothing but a context (c.Store.Open(ctx) opens
+//     c.Store itself) when another method of the type closes that same path of its receiver
+//     (c.Store.Close(ctx) in c.Close, litestream's replicate command), also where this method
+//     stored a new value there first: the field is the receiver's. Not a count
+//     (b.def.acquireRef(), d.sem.Acquire(ctx, 1)), which each call owes, nor a field no other
+//     method closes, nor one the method gives another value after the Open (c.Store =
+//     NewStore(), which leaves the opened store to nobody).
 //   - compositehandoff: passing it inside a composite literal (s.push(entry{lease: l})), or
 //     to a Serve-like method, one whose name leads with the word Serve (srv.Serve(ln),
 //     c.ServeConn(ln)), or to a function whose summary hands that parameter to one (rclone's
