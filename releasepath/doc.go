@@ -573,8 +573,9 @@
 //     result holds the value it is passed, or its receiver: return c.wrap(data), nil for a
 //     wrap that stores c in the rows it returns (r.c = c; return r), as pgx's pool hands a
 //     connection to the rows that release it; also through another such call (return
-//     rowsOf(c, data)) or a composite literal (return rows{c: c}), a conversion (any(c)),
-//     append, a closure that captures it, or another package's function of one result
+//     rowsOf(c, data)) or a composite literal (return rows{c: c}), a conversion (any(c),
+//     also to a number: os.NewFile(uintptr(fd), name) holds the descriptor fd), append, a
+//     closure that captures it, or another package's function of one result
 //     (bufio.NewWriter(c), taken to hold what it is passed, as below), or a local or named
 //     result that holds it (a bare return returns the named ones; a variadic parameter
 //     holds every argument passed to it), or a local that holds the result of such a call,

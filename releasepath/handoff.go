@@ -65,6 +65,10 @@ func (w *walker) holds(e ast.Expr, st *state) bool {
 				found = true // &job{cleanup: closeLater(f)}: the release it makes goes with it
 				return
 			}
+			if tv, ok := info.Types[x.Fun]; ok && tv.IsType() && len(x.Args) == 1 {
+				visit(x.Args[0]) // a conversion is the value: uintptr(fd) is the descriptor fd
+				return
+			}
 			// A constructor or conversion that wraps the value (newConn(c), append(s, v)),
 			// but not a method of the value itself (f.Name()), nor a call whose result
 			// cannot hold it (err = fsync(f) returns an error, not f).
