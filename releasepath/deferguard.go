@@ -437,6 +437,16 @@ func (w *walker) guardOf(lit *ast.FuncLit, r *ast.CallExpr) (condRelease, deferG
 					if s == w.releasedLoop {
 						continue // a loop over what holds the value, which releases each (deferredLoops)
 					}
+					if cond := errCase(info, stack, i); cond != nil {
+						// switch err { case nil: …; default: tx.Rollback() }: an if on err.
+						switch c, g := w.releaseCond(info, cond, true); {
+						case g == deferConditional && guard == deferUnconditional && !c.declaredIn(lit):
+							found, guard = c, g
+						default:
+							guard = deferUnrelated
+						}
+						continue
+					}
 					// One case, or a loop that may run no time.
 					guard = deferUnrelated
 				case *ast.IfStmt:
@@ -495,6 +505,35 @@ func (w *walker) guardOf(lit *ast.FuncLit, r *ast.CallExpr) (condRelease, deferG
 		found = w.markNamed(found)
 	}
 	return found, guard
+}
+
+// errCase returns the test a case of a switch on an error stands for, stack[i] being the
+// case: err == nil for case nil, err != nil for the default of a switch whose only other
+// case is nil (switch err { case nil: err = tx.Commit(); default: tx.Rollback() }), or nil.
+func errCase(info *types.Info, stack []ast.Node, i int) ast.Expr {
+	cc, ok := stack[i].(*ast.CaseClause)
+	if !ok || i < 2 {
+		return nil
+	}
+	sw, ok := stack[i-2].(*ast.SwitchStmt)
+	if !ok || sw.Init != nil || sw.Tag == nil || !isError(info.TypeOf(sw.Tag)) {
+		return nil
+	}
+	var nilCase *ast.CaseClause
+	for _, st := range sw.Body.List {
+		if c, ok := st.(*ast.CaseClause); ok && len(c.List) == 1 && isNilIdent(info, c.List[0]) {
+			nilCase = c
+		}
+	}
+	switch {
+	case nilCase == nil:
+		return nil
+	case cc == nilCase:
+		return &ast.BinaryExpr{X: sw.Tag, Op: token.EQL, OpPos: cc.Pos(), Y: cc.List[0]}
+	case cc.List == nil && len(sw.Body.List) == 2:
+		return &ast.BinaryExpr{X: sw.Tag, Op: token.NEQ, OpPos: cc.Pos(), Y: nilCase.List[0]}
+	}
+	return nil
 }
 
 // jumps reports whether body, outside its function literals, has a goto or a labeled break
@@ -912,6 +951,11 @@ func (w *walker) termRuns(c condRelease, ret *ast.ReturnStmt, st *state, errRet 
 		return !known || v == c.when
 	case c.errVar != nil && c.errNil:
 		// defer func() { if err == nil { release } }(): runs on the returns where err is nil.
+		if c.namedErr && ret != nil && len(ret.Results) > 0 {
+			// The return sets the named err before the closure reads it: a return that may
+			// carry an error (return tx.Put(k, v), return err) may skip the release.
+			return !errRet
+		}
 		if c.namedErr && !errRet {
 			return true
 		}

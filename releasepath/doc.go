@@ -275,8 +275,11 @@
 //     is called, and with a once also given anything else no Do releases, and on the paths
 //     where it runs when under an ok flag the function sets (defer func() { if !ok
 //     { release } }()) or an error (if err != nil for a named err, or for a local err where
-//     it is non-nil; if err == nil only where err is nil), or both (if err != nil && created,
-//     where every term holds: buildkit deletes a lease it created when the update fails);
+//     it is non-nil; if err == nil only where err is nil, which for a named err is where
+//     the return gives it nil: return t.Put(k, v) or a shadowed return err may skip it; a
+//     switch err { case nil: …; default: … } reads as if err == nil { … } else { … }), or
+//     both (if err != nil && created, where every term holds: buildkit deletes a lease it
+//     created when the update fails);
 //     a flag whose address the function takes is known on a path until the path takes it,
 //     by &closed, by a pointer method of its type (closed.set()) or by making a literal
 //     that does (containers/image's explicitClosed := false; defer func() { if
