@@ -44,38 +44,51 @@ func (p *pkgChecker) funcUses() map[*types.Func][]use {
 	}
 	p.uses = map[*types.Func][]use{}
 	info := p.pass.TypesInfo
+	ofPkg := func(id *ast.Ident) bool {
+		fn, ok := info.Uses[id].(*types.Func)
+		return ok && fn.Pkg() == p.pass.Pkg
+	}
 	for _, f := range p.pass.Files {
-		var stack []ast.Node
-		var in []scope // the enclosing functions, innermost last
-		ast.Inspect(f, func(n ast.Node) bool {
-			if n == nil {
-				switch stack[len(stack)-1].(type) {
-				case *ast.FuncDecl, *ast.FuncLit:
-					in = in[:len(in)-1]
-				}
-				stack = stack[:len(stack)-1]
-				return true
-			}
-			switch n := n.(type) {
-			case *ast.FuncDecl:
-				fn, _ := info.Defs[n.Name].(*types.Func)
-				in = append(in, scope{fn: fn})
-			case *ast.FuncLit:
-				in = append(in, scope{lit: n})
-			case *ast.Ident:
-				if fn, ok := info.Uses[n].(*types.Func); ok && fn.Pkg() == p.pass.Pkg {
-					u := use{id: n, parents: append([]ast.Node(nil), stack[max(0, len(stack)-maxUseParents):]...)}
-					if len(in) > 0 {
-						u.in = in[len(in)-1]
-					}
-					p.uses[fn] = append(p.uses[fn], u)
-				}
-			}
-			stack = append(stack, n)
-			return true
+		eachUse(info, f, nil, ofPkg, func(u use) {
+			fn := info.Uses[u.id].(*types.Func)
+			p.uses[fn] = append(p.uses[fn], u)
 		})
 	}
 	return p.uses
+}
+
+// eachUse walks root and calls add for each identifier keep accepts, as a use: with its
+// nearest ancestors and the innermost function around it, in holding the scopes around root
+// (innermost last).
+func eachUse(info *types.Info, root ast.Node, in []scope, keep func(*ast.Ident) bool, add func(use)) {
+	var stack []ast.Node
+	ast.Inspect(root, func(n ast.Node) bool {
+		if n == nil {
+			switch stack[len(stack)-1].(type) {
+			case *ast.FuncDecl, *ast.FuncLit:
+				in = in[:len(in)-1]
+			}
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			fn, _ := info.Defs[n.Name].(*types.Func)
+			in = append(in, scope{fn: fn})
+		case *ast.FuncLit:
+			in = append(in, scope{lit: n})
+		case *ast.Ident:
+			if keep(n) {
+				u := use{id: n, parents: append([]ast.Node(nil), stack[max(0, len(stack)-maxUseParents):]...)}
+				if len(in) > 0 {
+					u.in = in[len(in)-1]
+				}
+				add(u)
+			}
+		}
+		stack = append(stack, n)
+		return true
+	})
 }
 
 // callerExits reports whether every caller of fn ends the process, or returns the error to
@@ -331,36 +344,9 @@ func (p *pkgChecker) closureExits(lit *ast.FuncLit) bool {
 	if v == nil {
 		return false
 	}
-	uses := p.varUses(body, own, v)
+	var uses []use
+	eachUse(info, body, []scope{own}, func(id *ast.Ident) bool { return info.Uses[id] == v }, func(u use) { uses = append(uses, u) })
 	return len(uses) > 0 && !slices.ContainsFunc(uses, func(u use) bool { return !p.useExits(u) })
-}
-
-// varUses returns the references to v in body, which is the body of the scope own.
-func (p *pkgChecker) varUses(body *ast.BlockStmt, own scope, v types.Object) []use {
-	info := p.pass.TypesInfo
-	var out []use
-	var stack []ast.Node
-	in := []scope{own} // the enclosing functions, innermost last
-	ast.Inspect(body, func(n ast.Node) bool {
-		if n == nil {
-			if _, ok := stack[len(stack)-1].(*ast.FuncLit); ok {
-				in = in[:len(in)-1]
-			}
-			stack = stack[:len(stack)-1]
-			return true
-		}
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			in = append(in, scope{lit: n})
-		case *ast.Ident:
-			if info.Uses[n] == v {
-				out = append(out, use{id: n, parents: append([]ast.Node(nil), stack[max(0, len(stack)-maxUseParents):]...), in: in[len(in)-1]})
-			}
-		}
-		stack = append(stack, n)
-		return true
-	})
-	return out
 }
 
 // diesWithProcess reports whether what the acquisition holds ends with the process: a lock

@@ -748,9 +748,9 @@ func (w *walker) isFlag(o types.Object) bool {
 // rv.open = true before the one return that hands rv on), or nil. The field is such a flag
 // when the function sets it to a constant, outside its function literals, through one local
 // or named result that names one value throughout (boundOnce), and never takes its address
-// nor sets it otherwise: then, like a
-// local ok flag, it changes only where the path assigns it. sel reads it through that local
-// or through a parameter of a function literal, the deferred closure's own name for it.
+// nor sets it otherwise: then, like a local ok flag, it changes only where the path assigns
+// it. sel reads it through that variable or through a parameter of a function literal, the
+// deferred closure's own name for it.
 func (w *walker) fieldFlag(sel *ast.SelectorExpr) types.Object {
 	info := w.p.pass.TypesInfo
 	s, ok := info.Selections[sel]
@@ -784,8 +784,8 @@ func (w *walker) fieldFlag(sel *ast.SelectorExpr) types.Object {
 	return field
 }
 
-// flagHolder returns the one local or named result through which the function sets field to a constant,
-// or nil when it sets it otherwise, takes its address, or never sets it.
+// flagHolder returns the one local or named result through which the function sets field to
+// a constant, or nil when it sets it otherwise, takes its address, or never sets it.
 func (w *walker) flagHolder(field types.Object) types.Object {
 	info := w.p.pass.TypesInfo
 	var holder types.Object

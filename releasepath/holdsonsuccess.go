@@ -479,22 +479,12 @@ func boundArg(info *types.Info, stack []ast.Node, o types.Object) types.Object {
 		switch {
 		case i < 0 || o == nil:
 			return o
-		case i >= len(call.Args) || isVariadicLit(lit) && i == len(params)-1:
+		case i >= len(call.Args) || info.TypeOf(lit).(*types.Signature).Variadic() && i == len(params)-1:
 			return nil // a variadic parameter: several arguments, or none
 		}
 		return rootObj(info, call.Args[i])
 	}
 	return o
-}
-
-// isVariadicLit reports whether lit's last parameter is variadic (args ...T).
-func isVariadicLit(lit *ast.FuncLit) bool {
-	ps := lit.Type.Params.List
-	if len(ps) == 0 {
-		return false
-	}
-	_, ok := ps[len(ps)-1].Type.(*ast.Ellipsis)
-	return ok
 }
 
 // assignedAgain reports whether body assigns o after declaring it, increments it or ranges
